@@ -1,0 +1,65 @@
+// hubwatch: keeps watch over Hugging Face model repositories. This file only dispatches to the
+// subcommands in commands.h.
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.h"
+#include "hubwatch/version.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const hubwatch::cli::Args&, std::ostream&, std::ostream&);
+};
+
+constexpr Command kCommands[] = {
+    {"estimate", "parameter count, GPU memory, fit and cost of a model from its config.json",
+     hubwatch::cli::RunEstimate},
+};
+
+void PrintHelp(std::ostream& out) {
+  out << "hubwatch " << hubwatch::kVersion
+      << " - keeps watch over Hugging Face model repositories\n\n"
+         "usage: hubwatch <command> [options]\n"
+         "       hubwatch <command> --help\n\n"
+         "commands:\n";
+  for (const Command& c : kCommands) {
+    out << "  " << c.name << std::string(16 - c.name.size(), ' ') << c.summary << "\n";
+  }
+  out << "\noptions:\n"
+         "  --help          show this help\n"
+         "  --version       print the version\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintHelp(std::cerr);
+    return 2;
+  }
+  const std::string& first = args.front();
+  if (first == "--help" || first == "-h" || first == "help") {
+    PrintHelp(std::cout);
+    return 0;
+  }
+  if (first == "--version") {
+    std::cout << "hubwatch " << hubwatch::kVersion << "\n";
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (c.name == first) {
+      args.erase(args.begin());
+      return c.run(args, std::cout, std::cerr);
+    }
+  }
+  std::cerr << "hubwatch: unknown command '" << first << "' (see hubwatch --help)\n";
+  return 2;
+}
