@@ -13,10 +13,10 @@ struct DtypeBits {
 };
 
 constexpr DtypeBits kDtypes[] = {
-    {"BOOL", 8},     {"F4", 4},       {"F6_E2M3", 6},  {"F6_E3M2", 6}, {"U8", 8},
-    {"I8", 8},       {"F8_E5M2", 8},  {"F8_E4M3", 8},  {"F8_E8M0", 8}, {"I16", 16},
-    {"U16", 16},     {"F16", 16},     {"BF16", 16},    {"I32", 32},    {"U32", 32},
-    {"F32", 32},     {"C64", 64},     {"F64", 64},     {"I64", 64},    {"U64", 64},
+    {"BOOL", 8}, {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},
+    {"I8", 8},   {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},
+    {"U16", 16}, {"F16", 16},    {"BF16", 16},   {"I32", 32},    {"U32", 32},
+    {"F32", 32}, {"C64", 64},    {"F64", 64},    {"I64", 64},    {"U64", 64},
 };
 
 Error Bad(std::string_view what) {
@@ -171,8 +171,8 @@ Result<SafetensorsHeader> ParseSafetensorsHeaderOrFilePrefix(std::string_view by
   Result<uint64_t> length = ReadSafetensorsHeaderLength(bytes, kHardMaxSafetensorsHeaderBytes);
   if (!length.ok()) return length.error();
   if (bytes.size() - 8 < *length) {
-    return Bad("file holds " + std::to_string(bytes.size() - 8) +
-               " header bytes but declares " + std::to_string(*length));
+    return Bad("file holds " + std::to_string(bytes.size() - 8) + " header bytes but declares " +
+               std::to_string(*length));
   }
   return ParseSafetensorsHeader(bytes.substr(8, *length));
 }

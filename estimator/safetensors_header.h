@@ -26,11 +26,11 @@
 namespace hubwatch {
 
 struct SafetensorsTensor {
-  std::string dtype;            // as written: "BF16", "F32", "F8_E4M3", ...
-  std::vector<int64_t> shape;   // [] for a scalar
-  uint64_t data_begin = 0;      // byte offsets into the data region
+  std::string dtype;           // as written: "BF16", "F32", "F8_E4M3", ...
+  std::vector<int64_t> shape;  // [] for a scalar
+  uint64_t data_begin = 0;     // byte offsets into the data region
   uint64_t data_end = 0;
-  uint64_t elements = 1;        // product of shape
+  uint64_t elements = 1;  // product of shape
 };
 
 struct SafetensorsHeader {
@@ -50,9 +50,8 @@ std::optional<int> SafetensorsDtypeBits(std::string_view dtype);
 // Reads the 8-byte little-endian header length at the start of a file.
 // REQUIRES: prefix.size() >= 8. Errors when the length exceeds max_header_bytes (capped at
 // kHardMaxSafetensorsHeaderBytes) or is < 2.
-Result<uint64_t> ReadSafetensorsHeaderLength(std::string_view prefix,
-                                             uint64_t max_header_bytes =
-                                                 kDefaultMaxSafetensorsHeaderBytes);
+Result<uint64_t> ReadSafetensorsHeaderLength(
+    std::string_view prefix, uint64_t max_header_bytes = kDefaultMaxSafetensorsHeaderBytes);
 
 // Parses and validates the JSON header bytes (without the 8-byte length prefix). Trailing
 // spaces, which writers use as padding, are allowed. When file_size is given, the data region

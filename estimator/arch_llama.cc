@@ -1,0 +1,358 @@
+// The Llama-style decoder family: separate q/k/v/o projections, a gate/up/down (or c_fc/c_proj)
+// MLP or a mixture of experts, norms around both. Covers llama, mistral, mixtral, qwen2,
+// qwen2_moe, qwen3, gemma, gemma2, gemma3_text, olmo, olmo2 and starcoder2, which differ only in
+// the switches of LlamaFamily below.
+
+#include <nlohmann/json.hpp>
+
+#include "estimator/arch_registry.h"
+#include "estimator/graph_builder.h"
+
+namespace hubwatch {
+namespace {
+
+using namespace build;  // NOLINT: internal helpers
+
+enum class NormLayout {
+  kPre,       // input_layernorm, post_attention_layernorm (before attention and MLP)
+  kSandwich,  // gemma2/3: + pre_feedforward_layernorm, post_feedforward_layernorm (4 per block)
+  kPost,      // olmo2: post_attention_layernorm, post_feedforward_layernorm after each sublayer
+};
+enum class QkNorm { kNone, kPerHead, kFullWidth };
+enum class BiasRule {
+  kAttentionBias,  // "attention_bias" (default false) on q, k, v, o; "mlp_bias" on the MLP
+  kQkvOnly,        // qwen2: q, k, v always biased, o never
+  kUseBias,        // starcoder2: "use_bias" (default true) on every linear
+};
+enum class Sliding {
+  kNone,
+  kAllLayers,  // mistral, mixtral, starcoder2: sliding_window on every layer when set
+  kQwen,       // use_sliding_window: layers >= max_window_layers
+  kAlternate,  // gemma2: even layers local
+  kPattern,    // gemma3: every sliding_window_pattern-th layer global
+};
+enum class Moe { kNone, kMixtral, kQwen2Moe };
+
+struct LlamaFamily {
+  std::string_view model_type = {};
+  std::string_view family = {};
+  NormLayout norms = NormLayout::kPre;
+  NormKind norm_kind = NormKind::kRms;
+  bool norm_bias = false;
+  QkNorm qk_norm = QkNorm::kNone;
+  BiasRule bias = BiasRule::kAttentionBias;
+  bool gated = true;
+  bool tie_default = false;
+  const char* activation_default = "silu";
+  std::optional<int64_t> head_dim_default = std::nullopt;
+  Sliding sliding = Sliding::kNone;
+  Moe moe = Moe::kNone;
+};
+
+constexpr int64_t kGemmaHeadDim = 256;
+constexpr int64_t kQwen3HeadDim = 128;
+
+const LlamaFamily kFamilies[] = {
+    {.model_type = "llama", .family = "Llama decoder: RMSNorm pre-norm, SwiGLU MLP, RoPE"},
+    {.model_type = "mistral",
+     .family = "Mistral decoder: Llama layout with sliding-window attention",
+     .sliding = Sliding::kAllLayers},
+    {.model_type = "mixtral",
+     .family = "Mixtral decoder: Mistral attention, sparse mixture of SwiGLU experts",
+     .sliding = Sliding::kAllLayers,
+     .moe = Moe::kMixtral},
+    {.model_type = "qwen2",
+     .family = "Qwen2 decoder: Llama layout with q/k/v biases",
+     .bias = BiasRule::kQkvOnly,
+     .sliding = Sliding::kQwen},
+    {.model_type = "qwen2_moe",
+     .family = "Qwen2-MoE decoder: q/k/v biases, routed experts plus a gated shared expert",
+     .bias = BiasRule::kQkvOnly,
+     .sliding = Sliding::kQwen,
+     .moe = Moe::kQwen2Moe},
+    {.model_type = "qwen3",
+     .family = "Qwen3 decoder: Llama layout with per-head q/k RMSNorm",
+     .qk_norm = QkNorm::kPerHead,
+     .head_dim_default = kQwen3HeadDim,
+     .sliding = Sliding::kQwen},
+    {.model_type = "gemma",
+     .family = "Gemma decoder: RMSNorm pre-norm, GeGLU MLP, tied embeddings",
+     .tie_default = true,
+     .activation_default = "gelu_pytorch_tanh",
+     .head_dim_default = kGemmaHeadDim},
+    {.model_type = "gemma2",
+     .family = "Gemma-2 decoder: 4 RMSNorms per block, GeGLU MLP, local/global attention "
+               "alternating, tied embeddings",
+     .norms = NormLayout::kSandwich,
+     .tie_default = true,
+     .activation_default = "gelu_pytorch_tanh",
+     .head_dim_default = kGemmaHeadDim,
+     .sliding = Sliding::kAlternate},
+    {.model_type = "gemma3_text",
+     .family = "Gemma-3 decoder: 4 RMSNorms per block, q/k norm, GeGLU MLP, 5 local : 1 global "
+               "attention, tied embeddings",
+     .norms = NormLayout::kSandwich,
+     .qk_norm = QkNorm::kPerHead,
+     .tie_default = true,
+     .activation_default = "gelu_pytorch_tanh",
+     .head_dim_default = kGemmaHeadDim,
+     .sliding = Sliding::kPattern},
+    {.model_type = "olmo",
+     .family = "OLMo decoder: non-parametric LayerNorm, SwiGLU MLP",
+     .norm_kind = NormKind::kLayerNoAffine},
+    {.model_type = "olmo2",
+     .family = "OLMo-2 decoder: RMSNorm after each sublayer, full-width q/k RMSNorm, SwiGLU MLP",
+     .norms = NormLayout::kPost,
+     .qk_norm = QkNorm::kFullWidth},
+    {.model_type = "starcoder2",
+     .family = "StarCoder2 decoder: LayerNorm with bias, biased linears, GELU MLP, sliding window",
+     .norm_kind = NormKind::kLayer,
+     .norm_bias = true,
+     .bias = BiasRule::kUseBias,
+     .gated = false,
+     .tie_default = true,
+     .activation_default = "gelu_pytorch_tanh",
+     .sliding = Sliding::kAllLayers},
+};
+
+struct Dims {
+  int64_t vocab, hidden, layers, heads, kv_heads, head_dim, intermediate;
+  bool qkv_bias, o_bias, mlp_bias;
+  std::string activation;
+};
+
+Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
+  AttentionShape shape;
+  shape.kind = KindFromHeads(d.heads, d.kv_heads);
+  shape.heads = d.heads;
+  shape.kv_heads = d.kv_heads;
+  shape.head_dim = shape.v_head_dim = d.head_dim;
+  if (f.qk_norm != QkNorm::kNone) shape.qk_norm_width = (d.heads + d.kv_heads) * d.head_dim;
+  shape.logit_softcap = config.Has({"attn_logit_softcapping"});
+  Node n = AttentionNode("model.layers.{i}.self_attn", shape);
+  n.output_width = d.hidden;
+  AddLinear(n, "q_proj", d.hidden, d.heads * d.head_dim, d.qkv_bias);
+  AddLinear(n, "k_proj", d.hidden, d.kv_heads * d.head_dim, d.qkv_bias);
+  AddLinear(n, "v_proj", d.hidden, d.kv_heads * d.head_dim, d.qkv_bias);
+  AddLinear(n, "o_proj", d.heads * d.head_dim, d.hidden, d.o_bias);
+  if (f.qk_norm == QkNorm::kPerHead) {
+    AddTensor(n, "q_norm.weight", {d.head_dim});
+    AddTensor(n, "k_norm.weight", {d.head_dim});
+  } else if (f.qk_norm == QkNorm::kFullWidth) {
+    AddTensor(n, "q_norm.weight", {d.heads * d.head_dim});
+    AddTensor(n, "k_norm.weight", {d.kv_heads * d.head_dim});
+  }
+  // Conversions from the original Llama weights stored the rotary frequencies; most don't.
+  TensorSpec& inv_freq = AddTensor(n, "rotary_emb.inv_freq", {d.head_dim / 2}, TensorRole::kBuffer);
+  inv_freq.stored = false;
+  return n;
+}
+
+Node DenseMlp(const LlamaFamily& f, const Dims& d, const std::string& module,
+              int64_t intermediate) {
+  Node n = MlpNode(module, d.hidden, {intermediate, f.gated, d.activation});
+  if (f.gated) {
+    AddLinear(n, "gate_proj", d.hidden, intermediate, d.mlp_bias);
+    AddLinear(n, "up_proj", d.hidden, intermediate, d.mlp_bias);
+    AddLinear(n, "down_proj", intermediate, d.hidden, d.mlp_bias);
+  } else {
+    AddLinear(n, "c_fc", d.hidden, intermediate, d.mlp_bias);
+    AddLinear(n, "c_proj", intermediate, d.hidden, d.mlp_bias);
+  }
+  return n;
+}
+
+void AddExperts(Node& n, const std::vector<std::pair<const char*, bool>>& projections,
+                const std::string& prefix, int64_t hidden, int64_t intermediate, int64_t experts) {
+  for (const auto& [name, is_down] : projections) {
+    const int64_t in = is_down ? intermediate : hidden;
+    const int64_t out = is_down ? hidden : intermediate;
+    TensorSpec& t = AddTensor(n, prefix + name + ".weight", {out, in});
+    t.linear_in = in;
+    t.linear_out = out;
+    t.copies = experts;
+    t.routed = true;
+  }
+}
+
+Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
+  MoeShape shape;
+  shape.gated = true;
+  shape.activation = d.activation;
+  Node n;
+  n.kind = NodeKind::kMoe;
+  n.output_width = d.hidden;
+  if (f.moe == Moe::kMixtral) {
+    shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
+                                    "num_local_experts absent: Mixtral's default 8");
+    shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
+                                  "num_experts_per_tok absent: Mixtral's default 2");
+    shape.expert_intermediate = d.intermediate;
+    n.module = "model.layers.{i}.block_sparse_moe";
+    AddLinear(n, "gate", d.hidden, shape.experts, false);
+    AddExperts(n, {{"w1", false}, {"w2", true}, {"w3", false}}, "experts.{e}.", d.hidden,
+               shape.expert_intermediate, shape.experts);
+  } else {
+    shape.experts = config.Positive({"num_experts"}, kMaxExperts, 60,
+                                    "num_experts absent: Qwen2-MoE's default 60");
+    shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 4,
+                                  "num_experts_per_tok absent: Qwen2-MoE's default 4");
+    shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 1408,
+                                                "moe_intermediate_size absent: default 1408");
+    shape.shared_intermediate =
+        config.NonNegative({"shared_expert_intermediate_size"}, kMaxWidth, 5632,
+                           "shared_expert_intermediate_size absent: default 5632");
+    n.module = "model.layers.{i}.mlp";
+    AddLinear(n, "gate", d.hidden, shape.experts, false);
+    AddExperts(n, {{"gate_proj", false}, {"up_proj", false}, {"down_proj", true}}, "experts.{e}.",
+               d.hidden, shape.expert_intermediate, shape.experts);
+    if (shape.shared_intermediate) {
+      AddLinear(n, "shared_expert.gate_proj", d.hidden, shape.shared_intermediate, false);
+      AddLinear(n, "shared_expert.up_proj", d.hidden, shape.shared_intermediate, false);
+      AddLinear(n, "shared_expert.down_proj", shape.shared_intermediate, d.hidden, false);
+      AddLinear(n, "shared_expert_gate", d.hidden, 1, false);
+    }
+  }
+  n.moe = shape;
+  n.label =
+      "MoE: " + std::to_string(shape.experts) + " experts, top-" + std::to_string(shape.top_k) +
+      ", " + ActivationLabel(true, d.activation) + " " + std::to_string(shape.expert_intermediate) +
+      " each" +
+      (shape.shared_intermediate ? ", shared expert " + std::to_string(shape.shared_intermediate)
+                                 : std::string());
+  return n;
+}
+
+BlockTemplate Block(const LlamaFamily& f, const Dims& d, Node attention, Node mlp) {
+  auto norm = [&](const char* name) {
+    return Norm(std::string("model.layers.{i}.") + name, d.hidden, f.norm_kind, f.norm_bias);
+  };
+  BlockTemplate b;
+  b.label = std::string(f.model_type) + " decoder block";
+  switch (f.norms) {
+    case NormLayout::kPre:
+      b.nodes = {norm("input_layernorm"), std::move(attention), norm("post_attention_layernorm"),
+                 std::move(mlp)};
+      break;
+    case NormLayout::kSandwich:
+      b.nodes = {norm("input_layernorm"),
+                 std::move(attention),
+                 norm("post_attention_layernorm"),
+                 norm("pre_feedforward_layernorm"),
+                 std::move(mlp),
+                 norm("post_feedforward_layernorm")};
+      break;
+    case NormLayout::kPost:
+      b.nodes = {std::move(attention), norm("post_attention_layernorm"), std::move(mlp),
+                 norm("post_feedforward_layernorm")};
+      break;
+  }
+  return b;
+}
+
+void ApplySliding(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
+  const std::optional<int64_t> window = config.OptionalPositive({"sliding_window"}, kMaxPositions);
+  if (ApplyLayerTypes(config, g, window.value_or(0))) return;
+  if (!window) return;
+  const int64_t layers = static_cast<int64_t>(g.layers.size());
+  for (int64_t i = 0; i < layers; ++i) {
+    bool sliding = false;
+    switch (f.sliding) {
+      case Sliding::kNone:
+        break;
+      case Sliding::kAllLayers:
+        sliding = true;
+        break;
+      case Sliding::kQwen:
+        sliding = config.Flag({"use_sliding_window"}, false) &&
+                  i >= config.NonNegative({"max_window_layers"}, kMaxLayers, 28);
+        break;
+      case Sliding::kAlternate:
+        sliding = i % 2 == 0;
+        break;
+      case Sliding::kPattern: {
+        const int64_t pattern = config.Positive({"sliding_window_pattern"}, kMaxLayers, 6);
+        sliding = (i + 1) % pattern != 0;
+        break;
+      }
+    }
+    g.layers[static_cast<size_t>(i)].window = sliding ? *window : 0;
+  }
+}
+
+// Which layers of a qwen2_moe model are sparse: not listed in mlp_only_layers and every
+// decoder_sparse_step-th.
+std::vector<bool> QwenSparseLayers(ConfigReader& config, int64_t layers) {
+  std::vector<bool> sparse(static_cast<size_t>(layers), true);
+  const int64_t step = config.Positive({"decoder_sparse_step"}, kMaxLayers, 1);
+  for (int64_t i = 0; i < layers; ++i) sparse[static_cast<size_t>(i)] = (i + 1) % step == 0;
+  for (int64_t i : config.IntList({"mlp_only_layers"})) {
+    if (i >= 0 && i < layers) sparse[static_cast<size_t>(i)] = false;
+  }
+  return sparse;
+}
+
+void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
+  Dims d{};
+  d.vocab = config.Positive({"vocab_size"}, kMaxVocab);
+  d.hidden = config.Positive({"hidden_size"}, kMaxWidth);
+  d.layers = config.Positive({"num_hidden_layers"}, kMaxLayers);
+  d.heads = config.Positive({"num_attention_heads"}, kMaxHeads);
+  d.kv_heads = config.Positive({"num_key_value_heads"}, kMaxHeads, d.heads,
+                               "num_key_value_heads absent: one KV head per query head (MHA)");
+  d.head_dim = ReadHeadDim(config, d.hidden, d.heads, f.head_dim_default);
+  d.intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
+  d.activation = config.String({"hidden_activation", "hidden_act"}, f.activation_default);
+  switch (f.bias) {
+    case BiasRule::kAttentionBias:
+      d.qkv_bias = d.o_bias = config.Flag({"attention_bias"}, false);
+      d.mlp_bias = config.Flag({"mlp_bias"}, false);
+      break;
+    case BiasRule::kQkvOnly:
+      d.qkv_bias = true;
+      break;
+    case BiasRule::kUseBias:
+      d.qkv_bias = d.o_bias = d.mlp_bias = config.Flag({"use_bias"}, true);
+      break;
+  }
+  g.family = f.family;
+  g.vocab = d.vocab;
+  g.hidden = d.hidden;
+  g.base_prefix = "model.";
+  g.tied =
+      config.Flag({"tie_word_embeddings"}, f.tie_default,
+                  f.tie_default ? "tie_word_embeddings absent: tied (the architecture's default)"
+                                : "tie_word_embeddings absent: untied (the default)");
+
+  g.embeddings.push_back(Embedding("model.embed_tokens", d.vocab, d.hidden, "token embedding"));
+  const Node attention = AttentionFor(f, config, d);
+  const Node dense = DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate);
+  UniformLayers(g, d.layers);
+  if (f.moe == Moe::kNone) {
+    g.blocks.push_back(Block(f, d, attention, dense));
+  } else {
+    g.blocks.push_back(Block(f, d, attention, MoeFor(f, config, d)));
+    if (f.moe == Moe::kQwen2Moe) {
+      const std::vector<bool> sparse = QwenSparseLayers(config, d.layers);
+      for (size_t i = 0; i < sparse.size(); ++i) {
+        if (sparse[i]) continue;
+        if (g.blocks.size() == 1) g.blocks.push_back(Block(f, d, attention, dense));
+        g.layers[i].block = 1;
+      }
+    }
+  }
+  ApplySliding(f, config, g);
+  g.final_nodes.push_back(Norm("model.norm", d.hidden, f.norm_kind, f.norm_bias));
+  g.final_nodes.push_back(Head("lm_head", d.vocab, d.hidden, g.tied, false, false));
+}
+
+}  // namespace
+
+void RegisterLlamaFamily(ArchRegistry& registry) {
+  for (const LlamaFamily& f : kFamilies) {
+    registry.Add(f.model_type,
+                 [&f](ConfigReader& config, ModelGraph& graph) { BuildFamily(f, config, graph); });
+  }
+}
+
+}  // namespace hubwatch

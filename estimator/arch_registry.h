@@ -1,0 +1,46 @@
+#pragma once
+
+// The table from model_type to the function that builds its graph. Internal to the estimator:
+// architectures.cc fills it once from the Register* functions of the arch_*.cc files.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "estimator/config_reader.h"
+#include "estimator/model_graph.h"
+
+namespace hubwatch {
+
+// Fills graph from config; reports problems through config.Fail / config.Note.
+using ArchBuilder = std::function<void(ConfigReader& config, ModelGraph& graph)>;
+
+class ArchRegistry {
+ public:
+  void Add(std::string_view model_type, ArchBuilder builder) {
+    entries_.emplace_back(std::string(model_type), std::move(builder));
+  }
+  const ArchBuilder* Find(std::string_view model_type) const {
+    for (const auto& [type, builder] : entries_) {
+      if (type == model_type) return &builder;
+    }
+    return nullptr;
+  }
+  std::vector<std::string_view> Types() const {
+    std::vector<std::string_view> types;
+    for (const auto& entry : entries_) types.emplace_back(entry.first);
+    return types;
+  }
+
+ private:
+  std::vector<std::pair<std::string, ArchBuilder>> entries_;
+};
+
+void RegisterLlamaFamily(ArchRegistry& registry);
+void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi3
+void RegisterFalcon(ArchRegistry& registry);
+void RegisterDeepseek(ArchRegistry& registry);
+
+}  // namespace hubwatch

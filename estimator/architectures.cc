@@ -1,0 +1,147 @@
+#include "estimator/architectures.h"
+
+#include <nlohmann/json.hpp>
+
+#include "estimator/arch_registry.h"
+#include "estimator/graph_builder.h"
+
+namespace hubwatch {
+namespace {
+
+// No real model comes near this (DeepSeek-V3 is 6.7e11); beyond it the config is nonsense.
+constexpr uint64_t kMaxPlausibleParams = uint64_t{1} << 50;
+
+const ArchRegistry& Registry() {
+  static const ArchRegistry registry = [] {
+    ArchRegistry r;
+    RegisterLlamaFamily(r);
+    RegisterGptFamily(r);
+    RegisterFalcon(r);
+    RegisterDeepseek(r);
+    return r;
+  }();
+  return registry;
+}
+
+std::string JoinTypes() {
+  std::string out;
+  for (std::string_view t : SupportedArchitectures()) {
+    if (!out.empty()) out += ", ";
+    out += t;
+  }
+  return out;
+}
+
+// Fine-grained FP8 checkpoints (quantization_config.quant_method "fp8" with weight_block_size,
+// as DeepSeek-V3 ships): every Linear weight inside the blocks is stored as F8_E4M3 with an F32
+// "<name>_scale_inv" of one scale per block. The scales are on disk, not parameters.
+void ApplyFp8BlockQuantization(ConfigReader& config, ModelGraph& g) {
+  const nlohmann::json* q = config.Find({"quantization_config"});
+  if (!q || !q->is_object() || q->value("quant_method", "") != "fp8") return;
+  const auto block = q->find("weight_block_size");
+  if (block == q->end() || !block->is_array() || block->size() != 2 ||
+      !(*block)[0].is_number_integer() || !(*block)[1].is_number_integer() ||
+      (*block)[0].get<int64_t>() <= 0 || (*block)[1].get<int64_t>() <= 0) {
+    config.Fail("quantization_config.weight_block_size must be two positive integers");
+    return;
+  }
+  const int64_t bo = (*block)[0].get<int64_t>();
+  const int64_t bi = (*block)[1].get<int64_t>();
+  std::vector<std::string> skip;
+  if (auto it = q->find("modules_to_not_convert"); it != q->end() && it->is_array()) {
+    for (const nlohmann::json& m : *it) {
+      if (m.is_string()) skip.push_back(m.get<std::string>());
+    }
+  }
+  auto quantize = [&](Node& node) {
+    std::vector<TensorSpec> scales;
+    for (TensorSpec& t : node.tensors) {
+      if (!t.is_linear() || t.name.find("eh_proj") != std::string::npos) continue;
+      bool skipped = false;
+      for (const std::string& s : skip) skipped |= t.name.find(s) != std::string::npos;
+      if (skipped) continue;
+      t.dtype = "F8_E4M3";
+      TensorSpec scale;
+      scale.name =
+          t.name.substr(0, t.name.size() - std::string_view("weight").size()) + "weight_scale_inv";
+      scale.shape = {(t.linear_out + bo - 1) / bo, (t.linear_in + bi - 1) / bi};
+      scale.role = TensorRole::kExtraOnDisk;
+      scale.copies = t.copies;
+      scale.dtype = "F32";
+      scales.push_back(std::move(scale));
+    }
+    for (TensorSpec& s : scales) node.tensors.push_back(std::move(s));
+  };
+  for (BlockTemplate& b : g.blocks) {
+    for (Node& n : b.nodes) quantize(n);
+  }
+  for (Node& n : g.extra_nodes) quantize(n);
+  g.notes.push_back(
+      "fine-grained FP8 checkpoint: block Linear weights stored as F8_E4M3 with F32 "
+      "scales per " +
+      std::to_string(bo) + "x" + std::to_string(bi) + " block");
+}
+
+}  // namespace
+
+std::vector<std::string_view> SupportedArchitectures() { return Registry().Types(); }
+
+Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOptions& options) {
+  if (!config.is_object()) return Error::InvalidInput("config.json: not a JSON object");
+  ConfigReader reader(config);
+  ModelGraph g;
+  g.model_type = reader.String({"model_type"}, "");
+  if (const nlohmann::json* archs = reader.Find({"architectures"});
+      archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()) {
+    g.architecture = (*archs)[0].get<std::string>();
+  }
+  if (!reader.ok()) return reader.error();
+
+  const ArchBuilder* builder = Registry().Find(g.model_type);
+  if (!builder) {
+    const std::string what = g.model_type.empty() ? std::string("config.json has no model_type")
+                                                  : "model_type \"" + g.model_type + "\"";
+    if (options.assume.empty()) {
+      return Error::Unsupported("unsupported architecture: " + what +
+                                " is not modelled (exact: " + JoinTypes() +
+                                "); --assume ARCH reads it as one of these, approximately");
+    }
+    builder = Registry().Find(options.assume);
+    if (!builder) {
+      return Error::InvalidInput("--assume " + options.assume + ": not a modelled architecture (" +
+                                 JoinTypes() + ")");
+    }
+    g.approximate = true;
+    g.notes.push_back("APPROXIMATE: " + what + " is not modelled; read as " + options.assume +
+                      " (--assume), so every count below is an approximation");
+  }
+  (*builder)(reader, g);
+  ApplyFp8BlockQuantization(reader, g);
+  if (!reader.ok()) return reader.error();
+
+  const std::string torch_dtype = reader.String({"torch_dtype", "dtype"}, "");
+  g.dtype = build::SafetensorsDtype(torch_dtype);
+  if (g.dtype.empty()) {
+    g.dtype = "BF16";
+    reader.Note(torch_dtype.empty() ? "torch_dtype absent: checkpoint assumed bfloat16"
+                                    : "torch_dtype \"" + torch_dtype +
+                                          "\" not recognised: checkpoint assumed bfloat16");
+  }
+  if (g.max_positions == 0) {
+    g.max_positions = reader.Positive({"max_position_embeddings", "n_positions"}, kMaxPositions, 0,
+                                      "max_position_embeddings absent");
+  }
+  for (std::string& note : reader.TakeNotes()) g.notes.push_back(std::move(note));
+  if (!reader.ok()) return reader.error();
+
+  Result<ParamCounts> counts = CountParameters(g);
+  if (!counts.ok()) return counts.error();
+  if (counts->on_disk > kMaxPlausibleParams) {
+    return Error::InvalidInput("config.json describes " + std::to_string(counts->on_disk) +
+                               " parameters, which is absurd (limit " +
+                               std::to_string(kMaxPlausibleParams) + ")");
+  }
+  return g;
+}
+
+}  // namespace hubwatch

@@ -1,0 +1,155 @@
+#pragma once
+
+// ModelGraph: the structure of a decoder-only model as its Hugging Face implementation builds
+// it, down to every parameter tensor under its checkpoint name and shape.
+//
+// A graph is: embedding nodes, a sequence of layers (each an instance of a block template plus
+// its attention window), final nodes (norm, head), and nodes stored on disk that transformers
+// does not load (DeepSeek-V3's multi-token-prediction layer). Block templates are shared by the
+// layers that use them, so a 42-layer model holds one template, not 42 copies; tensor names
+// carry "{i}" for the layer index and "{e}" for the expert index and are expanded on demand.
+//
+// Plain values built by BuildModelGraph (architectures.h); immutable afterwards, so safe to read
+// from many threads.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "estimator/count.h"
+#include "estimator/result.h"
+
+namespace hubwatch {
+
+enum class TensorRole {
+  kParameter,    // a parameter transformers loads and trains
+  kBuffer,       // a non-trainable buffer (gpt2's causal mask attn.bias, rotary inv_freq)
+  kTiedCopy,     // a tied head stored a second time in the checkpoint (falcon's lm_head)
+  kExtraOnDisk,  // stored in the checkpoint but not loaded (MTP layers, quantization scales)
+};
+
+struct TensorSpec {
+  std::string name;  // full checkpoint name; "{i}" layer, "{e}" expert index
+  std::vector<int64_t> shape;
+  TensorRole role = TensorRole::kParameter;
+  // Whether the reference checkpoint of this architecture stores the tensor; counts towards
+  // params.on_disk only when true. Buffers some conversions store and others not are false.
+  bool stored = true;
+  int64_t copies = 1;     // experts: `copies` tensors named with "{e}" = 0..copies-1
+  bool routed = false;    // a routed expert's tensor: only top_k of `copies` are active
+  int64_t linear_in = 0;  // a Linear/Conv1D weight: its in and out features (LoRA, QLoRA)
+  int64_t linear_out = 0;
+  std::string dtype;  // forced checkpoint dtype ("F32" for scales); empty: model dtype
+
+  bool is_linear() const { return linear_in > 0; }
+  Count ElementsPerCopy() const;
+  Count Elements() const { return ElementsPerCopy() * Count(static_cast<uint64_t>(copies)); }
+};
+
+enum class NodeKind { kEmbedding, kPositionEmbedding, kNorm, kAttention, kMlp, kMoe, kHead };
+enum class NormKind { kRms, kLayer, kLayerNoAffine };
+enum class AttentionKind { kMha, kGqa, kMqa, kMla };
+
+struct AttentionShape {
+  AttentionKind kind = AttentionKind::kMha;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;        // q/k head size (MLA: nope + rope)
+  int64_t v_head_dim = 0;      // v head size (= head_dim except MLA)
+  int64_t q_lora_rank = 0;     // MLA: 0 when q is projected directly
+  int64_t kv_lora_rank = 0;    // MLA latent width
+  int64_t rope_head_dim = 0;   // MLA: decoupled rope key width
+  int64_t qk_norm_width = 0;   // elements normalised per token by q_norm + k_norm (0: none)
+  bool logit_softcap = false;  // gemma2: tanh soft-capping of the scores
+};
+
+struct MlpShape {
+  int64_t intermediate = 0;
+  bool gated = false;      // act(gate(x)) * up(x)
+  std::string activation;  // "silu", "gelu_pytorch_tanh", ...
+};
+
+struct MoeShape {
+  int64_t experts = 0;
+  int64_t top_k = 0;
+  int64_t expert_intermediate = 0;
+  int64_t shared_intermediate = 0;  // all shared experts together (0: none)
+  bool gated = true;
+  std::string activation;
+};
+
+struct Node {
+  NodeKind kind = NodeKind::kNorm;
+  std::string module;        // "model.layers.{i}.self_attn"
+  std::string label;         // "GQA attention, 16 query / 8 KV heads, head_dim 256"
+  int64_t output_width = 0;  // last dimension of the output, per token
+  bool saves_input = true;   // false when it shares its input tensor with the node before it
+  std::vector<TensorSpec> tensors;
+  // Meaningful for the matching kind only.
+  AttentionShape attention;
+  MlpShape mlp;
+  MoeShape moe;
+  NormKind norm = NormKind::kRms;
+};
+
+struct BlockTemplate {
+  std::string label;  // "Gemma-2 decoder block"
+  std::vector<Node> nodes;
+};
+
+struct LayerSpec {
+  int block = 0;       // index into ModelGraph::blocks
+  int64_t window = 0;  // sliding-window length in tokens; 0 = full attention
+};
+
+struct ModelGraph {
+  std::string model_type;    // "gemma2"
+  std::string architecture;  // "Gemma2ForCausalLM"
+  std::string family;        // one line on what makes this architecture what it is
+  std::string base_prefix;   // module prefix some checkpoints omit ("transformer.")
+  std::string dtype;         // torch_dtype as a safetensors dtype ("BF16")
+  int64_t vocab = 0;
+  int64_t hidden = 0;
+  int64_t max_positions = 0;
+  bool tied = false;
+  bool approximate = false;  // built by --assume for an unsupported model_type
+  std::vector<Node> embeddings;
+  std::vector<BlockTemplate> blocks;
+  std::vector<LayerSpec> layers;
+  std::vector<Node> final_nodes;
+  std::vector<Node> extra_nodes;   // on disk only
+  std::vector<std::string> notes;  // defaults used and structural assumptions
+};
+
+// Parameter and element counts. All exact; CountParameters fails instead of overflowing.
+struct ParamCounts {
+  uint64_t total = 0;          // unique trainable parameters (tied weights once)
+  uint64_t on_disk = 0;        // elements the reference checkpoint stores
+  uint64_t active = 0;         // parameters used per token (MoE: top_k routed experts)
+  uint64_t buffers = 0;        // stored buffer elements
+  uint64_t tied_copies = 0;    // stored duplicates of tied weights
+  uint64_t extra_on_disk = 0;  // stored, not loaded
+  uint64_t embedding = 0;      // by part; these sum to total
+  uint64_t attention = 0;
+  uint64_t mlp = 0;  // dense MLPs and MoE (experts, routers, shared experts)
+  uint64_t norm = 0;
+  uint64_t head = 0;
+};
+
+Result<ParamCounts> CountParameters(const ModelGraph& graph);
+
+// Parameters of one node / one layer / the embeddings / the final nodes (role kParameter).
+Count NodeParams(const Node& node);
+Count LayerParams(const ModelGraph& graph, size_t layer);
+
+// Calls fn(name, spec, layer) for every tensor with its name expanded ({i}, {e}); layer is -1
+// outside the blocks. Expert tensors are visited once per expert.
+void ForEachTensor(
+    const ModelGraph& graph,
+    const std::function<void(const std::string& name, const TensorSpec& spec, int64_t layer)>& fn);
+
+// "[256000, 3584]"
+std::string ShapeString(const std::vector<int64_t>& shape);
+
+}  // namespace hubwatch

@@ -1,0 +1,146 @@
+#include "estimator/architectures.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/estimator/test_util.h"
+
+namespace hubwatch {
+namespace {
+
+using testing::ModelConfigPath;
+using testing::ReadJsonFixture;
+
+ModelGraph Build(const nlohmann::json& config, const BuildOptions& options = {}) {
+  Result<ModelGraph> g = BuildModelGraph(config, options);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+  return g.ok() ? std::move(g).value() : ModelGraph{};
+}
+
+ParamCounts Counts(const ModelGraph& g) {
+  Result<ParamCounts> c = CountParameters(g);
+  EXPECT_TRUE(c.ok());
+  return c.ok() ? *c : ParamCounts{};
+}
+
+// Every model in ground-truth.json: params exactly, on_disk and active where published.
+TEST(GroundTruth, ExactParameterCounts) {
+  const nlohmann::json truth = ReadJsonFixture("models/ground-truth.json");
+  int checked = 0;
+  for (auto it = truth.begin(); it != truth.end(); ++it) {
+    if (it.key().front() == '_') continue;
+    SCOPED_TRACE(it.key());
+    const ModelGraph g = Build(ReadJsonFixture(ModelConfigPath(it.key())));
+    const ParamCounts c = Counts(g);
+    EXPECT_EQ(c.total, it->at("params").get<uint64_t>());
+    EXPECT_EQ(c.on_disk, it->value("on_disk_elements", it->at("params").get<uint64_t>()));
+    if (it->contains("active_params")) {
+      EXPECT_EQ(c.active, it->at("active_params").get<uint64_t>());
+    }
+    EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head, c.total);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 15);
+}
+
+TEST(Architectures, MoeActiveParametersCountTopKRoutedExperts) {
+  // DeepSeek-V2-Lite: 6 of 64 routed experts + 2 shared experts, embeddings and head included.
+  const ParamCounts c =
+      Counts(Build(ReadJsonFixture(ModelConfigPath("deepseek-ai/DeepSeek-V2-Lite"))));
+  EXPECT_EQ(c.active, 2661150208u);
+  for (const char* dense : {"google/gemma-2-9b-it", "openai-community/gpt2"}) {
+    const ParamCounts d = Counts(Build(ReadJsonFixture(ModelConfigPath(dense))));
+    EXPECT_EQ(d.active, d.total) << dense;
+  }
+}
+
+TEST(Architectures, Gemma2HasFourNormsPerBlockAndAFinalNorm) {
+  const ModelGraph g = Build(ReadJsonFixture(ModelConfigPath("google/gemma-2-9b-it")));
+  ASSERT_EQ(g.blocks.size(), 1u);
+  int norms = 0;
+  for (const Node& n : g.blocks[0].nodes) norms += n.kind == NodeKind::kNorm;
+  EXPECT_EQ(norms, 4);
+  EXPECT_EQ(g.final_nodes.front().module, "model.norm");
+  EXPECT_TRUE(g.tied);
+  // Even layers are local (sliding 4096), odd layers global.
+  ASSERT_EQ(g.layers.size(), 42u);
+  EXPECT_EQ(g.layers[0].window, 4096);
+  EXPECT_EQ(g.layers[1].window, 0);
+  EXPECT_EQ(g.layers[40].window, 4096);
+  EXPECT_NE(g.blocks[0].nodes[4].label.find("GeGLU"), std::string::npos);
+}
+
+TEST(Architectures, UnknownModelTypeIsUnsupportedNotGuessed) {
+  nlohmann::json config = ReadJsonFixture(ModelConfigPath("meta-llama/Meta-Llama-3-8B"));
+  config["model_type"] = "mamba_llama_hybrid";
+  Result<ModelGraph> g = BuildModelGraph(config);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(g.error().message.find("mamba_llama_hybrid"), std::string::npos);
+
+  Result<ModelGraph> assumed = BuildModelGraph(config, {.assume = "llama"});
+  ASSERT_TRUE(assumed.ok());
+  EXPECT_TRUE(assumed->approximate);
+  EXPECT_EQ(Counts(*assumed).total, 8030261248u);
+}
+
+TEST(Architectures, AbsurdSizesAreAnErrorNotAnOverflow) {
+  nlohmann::json config = ReadJsonFixture(ModelConfigPath("meta-llama/Meta-Llama-3-8B"));
+  config["vocab_size"] = 1000000000000;
+  config["hidden_size"] = 1000000;
+  Result<ModelGraph> g = BuildModelGraph(config);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("vocab_size 1000000000000 is absurd"), std::string::npos)
+      << g.error().message;
+}
+
+TEST(Architectures, BadValuesNameTheKey) {
+  const nlohmann::json base = ReadJsonFixture(ModelConfigPath("meta-llama/Llama-2-7b-hf"));
+  struct Case {
+    const char* key;
+    nlohmann::json value;
+    const char* message;
+  };
+  for (const Case& c :
+       {Case{"num_hidden_layers", -3, "num_hidden_layers must be a positive"},
+        Case{"num_hidden_layers", 0, "num_hidden_layers must be a positive"},
+        Case{"hidden_size", "4096", "hidden_size must be an integer"},
+        Case{"vocab_size", nullptr, "missing required key vocab_size"},
+        Case{"tie_word_embeddings", 1, "tie_word_embeddings must be true or false"}}) {
+    SCOPED_TRACE(c.key);
+    nlohmann::json config = base;
+    config[c.key] = c.value;
+    Result<ModelGraph> g = BuildModelGraph(config);
+    ASSERT_FALSE(g.ok());
+    EXPECT_NE(g.error().message.find(c.message), std::string::npos) << g.error().message;
+  }
+}
+
+TEST(Architectures, FalconLegacyFormatsMatchTheCurrentOne) {
+  const nlohmann::json current = ReadJsonFixture(ModelConfigPath("tiiuae/falcon-7b"));
+  nlohmann::json legacy = current;
+  legacy["model_type"] = "RefinedWebModel";
+  legacy["architectures"] = {"RWForCausalLM"};
+  EXPECT_EQ(Counts(Build(legacy)).total, Counts(Build(current)).total);
+
+  // Falcon-40B in the RefinedWeb format: new decoder architecture, 8 KV heads, ln_attn/ln_mlp.
+  const nlohmann::json rw40b = {{"model_type", "RefinedWeb"},
+                                {"hidden_size", 8192},
+                                {"n_head", 128},
+                                {"n_head_kv", 8},
+                                {"n_layer", 60},
+                                {"parallel_attn", true},
+                                {"bias", false},
+                                {"vocab_size", 65024}};
+  const ModelGraph g = Build(rw40b);
+  EXPECT_EQ(g.blocks[0].nodes[0].module, "transformer.h.{i}.ln_attn");
+  EXPECT_EQ(g.blocks[0].nodes[1].attention.kv_heads, 8);
+  // By hand: embedding 65024*8192 + 60 * (qkv (128+2*8)*64*8192 + dense 8192^2 + MLP 8*8192^2
+  // + two LayerNorms 4*8192) + ln_f 2*8192 = 41,303,293,952; the checkpoint adds the tied head
+  // again (the Hub's "41.8B").
+  const ParamCounts c = Counts(g);
+  EXPECT_EQ(c.total, 41303293952u);
+  EXPECT_EQ(c.on_disk, 41303293952u + 65024u * 8192u);
+}
+
+}  // namespace
+}  // namespace hubwatch
