@@ -69,6 +69,7 @@ Node Head(const std::string& module, int64_t vocab, int64_t hidden, bool tied, b
   n.kind = NodeKind::kHead;
   n.module = module;
   n.output_width = vocab;
+  n.input_width = hidden;
   if (tied) {
     n.label = "LM head (tied to the embedding)";
     if (stores_tied_copy) AddTensor(n, "weight", {vocab, hidden}, TensorRole::kTiedCopy);

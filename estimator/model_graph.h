@@ -84,6 +84,7 @@ struct Node {
   std::string module;        // "model.layers.{i}.self_attn"
   std::string label;         // "GQA attention, 16 query / 8 KV heads, head_dim 256"
   int64_t output_width = 0;  // last dimension of the output, per token
+  int64_t input_width = 0;   // last dimension of the input where it differs (the head)
   bool saves_input = true;   // false when it shares its input tensor with the node before it
   std::vector<TensorSpec> tensors;
   // Meaningful for the matching kind only.
@@ -142,6 +143,11 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph);
 // Parameters of one node / one layer / the embeddings / the final nodes (role kParameter).
 Count NodeParams(const Node& node);
 Count LayerParams(const ModelGraph& graph, size_t layer);
+
+// Calls fn(spec, times) for every tensor template, `times` being how many layers use it (1
+// outside the blocks). Cheap: names are not expanded.
+void ForEachTensorSpec(const ModelGraph& graph,
+                       const std::function<void(const TensorSpec& spec, uint64_t times)>& fn);
 
 // Calls fn(name, spec, layer) for every tensor with its name expanded ({i}, {e}); layer is -1
 // outside the blocks. Expert tensors are visited once per expert.

@@ -1,0 +1,74 @@
+#include "estimator/estimate.h"
+
+#include <nlohmann/json.hpp>
+
+namespace hubwatch {
+namespace {
+
+constexpr int64_t kMaxTokens = int64_t{1} << 24;
+constexpr int64_t kMaxBatchInput = int64_t{1} << 20;
+
+Status ValidateWorkload(const Workload& w) {
+  auto check = [](const char* flag, int64_t v, int64_t max) -> Status {
+    if (v < 1 || v > max) {
+      return Error::InvalidInput(std::string(flag) + " must be between 1 and " +
+                                 std::to_string(max) + ", got " + std::to_string(v));
+    }
+    return Status::Ok();
+  };
+  for (Status s : {check("--seq", w.seq, kMaxTokens), check("--batch", w.batch, kMaxBatchInput),
+                   check("--context", w.context, kMaxTokens)}) {
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+int DtypeBits(const std::string& dtype) { return SafetensorsDtypeBits(dtype).value_or(16); }
+
+}  // namespace
+
+Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
+  if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
+  Result<ModelGraph> graph = BuildModelGraph(config, input.build);
+  if (!graph.ok()) return graph.error();
+
+  Estimate e;
+  e.graph = std::move(graph).value();
+  e.workload = input.workload;
+  e.assumptions = input.assumptions;
+  Result<ParamCounts> params = CountParameters(e.graph);
+  if (!params.ok()) return params.error();
+  e.params = *params;
+
+  ForEachTensorSpec(e.graph, [&](const TensorSpec& t, uint64_t times) {
+    if (!t.stored) return;
+    const std::string& dtype = t.dtype.empty() ? e.graph.dtype : t.dtype;
+    e.stored_bytes_by_dtype[dtype] +=
+        t.Elements().value() * times * static_cast<uint64_t>(DtypeBits(dtype)) / 8;
+  });
+
+  e.lora_params = LoraParameters(e.graph, e.assumptions);
+  e.kv = ComputeKvCache(e.graph, e.workload.context, e.assumptions.kv_bytes);
+  e.memory = PlanMemory(e.graph, e.params, e.kv, e.workload, e.assumptions);
+  e.fit = FitCards(e.memory, input.cards.empty() ? KnownCards() : input.cards, e.assumptions);
+  e.cost = EstimateCost(e.fit, e.params.active, e.workload.seq, e.assumptions);
+  if (!input.headers.empty()) {
+    Result<CheckpointComparison> c = CompareWithCheckpoint(e.graph, e.params, input.headers);
+    if (!c.ok()) return c.error();
+    e.checkpoint = std::move(c).value();
+  }
+  e.lints = LintModel(config, e.graph, e.checkpoint ? &*e.checkpoint : nullptr);
+  return e;
+}
+
+Result<Estimate> EstimateModelFromText(std::string_view config_json, const EstimateInput& input) {
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(config_json);
+  } catch (const nlohmann::json::parse_error& err) {
+    return Error::InvalidInput("config.json: not valid JSON (" + std::string(err.what()) + ")");
+  }
+  return EstimateModel(config, input);
+}
+
+}  // namespace hubwatch

@@ -1,0 +1,133 @@
+#include "estimator/fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hubwatch {
+namespace {
+
+constexpr int64_t kMaxBatch = 1 << 20;
+constexpr int kMaxSplitCards = 256;
+
+// Largest b with factor * (fixed + b * per_sample) <= capacity; 0 if none.
+int64_t MaxBatch(double capacity, double factor, double fixed, double per_sample) {
+  const double room = capacity / factor - fixed;
+  if (room < per_sample || room < 0) return 0;
+  if (per_sample <= 0) return kMaxBatch;
+  return std::min<int64_t>(kMaxBatch, static_cast<int64_t>(std::floor(room / per_sample)));
+}
+
+std::string RangeLabel(const MemoryPlan& plan, size_t first, size_t last) {
+  // Units: 0 embed, 1..n blocks, n+1 norm + head.
+  const size_t n = plan.units.size() - 2;
+  std::string label;
+  if (first == 0) label = "embed";
+  const size_t b0 = std::max<size_t>(first, 1), b1 = std::min(last, n);
+  if (b0 <= b1) {
+    if (!label.empty()) label += " + ";
+    label += b0 == b1 ? "block " + std::to_string(b0 - 1)
+                      : "blocks " + std::to_string(b0 - 1) + "-" + std::to_string(b1 - 1);
+  }
+  if (last == n + 1) label += label.empty() ? "norm + head" : " + norm + head";
+  return label;
+}
+
+// Greedy contiguous split at batch 1.
+std::optional<CardSplit> Split(const MemoryPlan& plan, double capacity, bool& unsplittable) {
+  const double limit = capacity / plan.factor;
+  const double card_base = plan.per_card_fixed + plan.per_card_per_sample;
+  CardSplit split;
+  std::vector<std::pair<double, double>> card_totals;  // fixed, per sample
+  size_t first = 0;
+  double fixed = plan.per_card_fixed, per_sample = plan.per_card_per_sample;
+  for (size_t i = 0; i < plan.units.size(); ++i) {
+    const MemoryUnit& u = plan.units[i];
+    if (card_base + u.fixed_bytes + u.per_sample_bytes > limit) {
+      unsplittable = true;
+      return std::nullopt;
+    }
+    if (fixed + per_sample + u.fixed_bytes + u.per_sample_bytes > limit) {
+      split.ranges.push_back(RangeLabel(plan, first, i - 1));
+      card_totals.emplace_back(fixed, per_sample);
+      first = i;
+      fixed = plan.per_card_fixed;
+      per_sample = plan.per_card_per_sample;
+      if (static_cast<int>(split.ranges.size()) >= kMaxSplitCards) return std::nullopt;
+    }
+    fixed += u.fixed_bytes;
+    per_sample += u.per_sample_bytes;
+  }
+  split.ranges.push_back(RangeLabel(plan, first, plan.units.size() - 1));
+  card_totals.emplace_back(fixed, per_sample);
+  split.cards = static_cast<int>(split.ranges.size());
+  split.max_batch = kMaxBatch;
+  for (const auto& [f, p] : card_totals) {
+    split.max_batch = std::min(split.max_batch, MaxBatch(capacity, plan.factor, f, p));
+  }
+  return split;
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kFits:
+      return "fits";
+    case Verdict::kBorderline:
+      return "borderline";
+    case Verdict::kNo:
+      return "no";
+  }
+  return "no";
+}
+
+std::vector<CardFit> FitCards(const std::vector<MemoryPlan>& plans, const std::vector<Card>& cards,
+                              const Assumptions& a) {
+  std::vector<CardFit> out;
+  for (const Card& card : cards) {
+    CardFit fit{card, {}};
+    for (const MemoryPlan& plan : plans) {
+      const double capacity = card.memory_gb * 1e9 * plan.usable_fraction;
+      ModeFit m;
+      m.mode = plan.name;
+      m.max_batch = MaxBatch(capacity, plan.factor, plan.Fixed(), plan.PerSample());
+      m.safe_batch =
+          MaxBatch(capacity, plan.factor * a.borderline_factor, plan.Fixed(), plan.PerSample());
+      m.bytes_at_batch1 = plan.TotalAt(1);
+      m.verdict = m.bytes_at_batch1 * a.borderline_factor <= capacity ? Verdict::kFits
+                  : m.bytes_at_batch1 <= capacity                     ? Verdict::kBorderline
+                                                                      : Verdict::kNo;
+      if (m.verdict == Verdict::kNo) m.split = Split(plan, capacity, m.unsplittable);
+      fit.modes.push_back(std::move(m));
+    }
+    out.push_back(std::move(fit));
+  }
+  return out;
+}
+
+std::vector<CostEstimate> EstimateCost(const std::vector<CardFit>& fits, uint64_t active_params,
+                                       int64_t seq, const Assumptions& a) {
+  const double tokens = a.epochs * a.samples * static_cast<double>(seq);
+  std::vector<CostEstimate> out;
+  for (const CardFit& fit : fits) {
+    for (const ModeFit& m : fit.modes) {
+      if (m.mode == "serve") continue;
+      CostEstimate c;
+      c.card = fit.card.id;
+      c.mode = m.mode;
+      c.cards = m.verdict != Verdict::kNo ? 1 : m.split ? m.split->cards : 0;
+      c.flops =
+          (m.mode == "full_finetune" ? 6.0 : 4.0) * static_cast<double>(active_params) * tokens;
+      c.steps = static_cast<int64_t>(std::ceil(a.epochs * a.samples / a.global_batch));
+      if (c.cards > 0) {
+        const double seconds = c.flops / (fit.card.bf16_tflops * 1e12 * a.mfu);
+        c.hours = seconds / 3600;
+        c.usd = c.hours * fit.card.usd_per_hour * c.cards;
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace hubwatch

@@ -1,0 +1,34 @@
+#include "estimator/format.h"
+
+#include <cstdio>
+
+namespace hubwatch {
+
+std::string Grouped(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string Gigabytes(double bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
+  return buf;
+}
+
+std::string Number(double value, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+}  // namespace hubwatch

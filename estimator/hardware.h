@@ -1,0 +1,29 @@
+#pragma once
+
+// The accelerator cards hubwatch fits models onto: memory, dense bf16 peak and an assumed hourly
+// price. One table, in hardware.cc; every figure is an assumption the output prints and the user
+// can override. Plain values; thread-safe.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "estimator/result.h"
+
+namespace hubwatch {
+
+struct Card {
+  std::string id;           // "a100-80gb": what --cards takes
+  std::string name;         // "A100 80GB"
+  double memory_gb = 0;     // decimal GB, as marketed
+  double bf16_tflops = 0;   // dense (no sparsity) bf16 tensor peak; T4: fp16 (no bf16)
+  double usd_per_hour = 0;  // assumed on-demand cloud price for one card
+};
+
+const std::vector<Card>& KnownCards();
+
+// Parses --cards: a comma-separated list of card ids or aliases ("a100-80gb,h100,4090"), or
+// custom cards as id=MEMORY_GB:TFLOPS:USD_PER_HOUR ("mi250=128:362:2.1"). Empty -> all known.
+Result<std::vector<Card>> ParseCards(std::string_view list);
+
+}  // namespace hubwatch

@@ -1,0 +1,34 @@
+#include "estimator/kv_cache.h"
+
+#include <algorithm>
+
+namespace hubwatch {
+
+KvCache ComputeKvCache(const ModelGraph& graph, int64_t context, double bytes_per_element) {
+  KvCache kv;
+  kv.bytes_per_element = bytes_per_element;
+  kv.context = context;
+  for (const LayerSpec& layer : graph.layers) {
+    double elements = 0;
+    for (const Node& node : graph.blocks[static_cast<size_t>(layer.block)].nodes) {
+      if (node.kind != NodeKind::kAttention) continue;
+      const AttentionShape& a = node.attention;
+      if (a.kind == AttentionKind::kMla) {
+        elements += static_cast<double>(a.kv_lora_rank + a.rope_head_dim);
+        kv.latent = true;
+      } else {
+        elements += static_cast<double>(a.kv_heads * (a.head_dim + a.v_head_dim));
+      }
+    }
+    const double per_token = elements * bytes_per_element;
+    const int64_t held = layer.window > 0 ? std::min(context, layer.window) : context;
+    kv.sliding_layers += layer.window > 0;
+    kv.bytes_per_token += per_token;
+    kv.layer_bytes_per_token.push_back(per_token);
+    kv.layer_bytes_per_sequence.push_back(per_token * static_cast<double>(held));
+    kv.bytes_per_sequence += per_token * static_cast<double>(held);
+  }
+  return kv;
+}
+
+}  // namespace hubwatch

@@ -1,0 +1,30 @@
+#pragma once
+
+// The KV cache a model keeps per token and per sequence, honouring GQA/MQA (kv_heads), explicit
+// head_dim, MLA latents (one kv_lora_rank + rope vector per layer) and per-layer sliding
+// windows (a sliding layer holds at most `window` tokens). Pure function; thread-safe.
+
+#include <cstdint>
+#include <vector>
+
+#include "estimator/model_graph.h"
+
+namespace hubwatch {
+
+struct KvCache {
+  double bytes_per_element = 2;
+  // K + V bytes per token over all layers with every layer holding the full context: the
+  // figure model cards and ground-truth tables quote.
+  double bytes_per_token = 0;
+  int64_t context = 0;
+  // Bytes for one sequence of `context` tokens, sliding layers holding only their window.
+  double bytes_per_sequence = 0;
+  int64_t sliding_layers = 0;
+  bool latent = false;                           // MLA: the cache holds a latent, not K and V
+  std::vector<double> layer_bytes_per_token;     // per layer
+  std::vector<double> layer_bytes_per_sequence;  // per layer, at `context`
+};
+
+KvCache ComputeKvCache(const ModelGraph& graph, int64_t context, double bytes_per_element);
+
+}  // namespace hubwatch

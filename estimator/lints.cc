@@ -1,0 +1,226 @@
+#include "estimator/lints.h"
+
+#include <nlohmann/json.hpp>
+
+#include "estimator/format.h"
+
+namespace hubwatch {
+namespace {
+
+const Node* FirstAttention(const ModelGraph& g) {
+  for (const BlockTemplate& b : g.blocks) {
+    for (const Node& n : b.nodes) {
+      if (n.kind == NodeKind::kAttention) return &n;
+    }
+  }
+  return nullptr;
+}
+
+std::string Join(const std::vector<std::string>& names, size_t limit = 4) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < limit; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > limit) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+void LintTokenIds(const nlohmann::json& config, const ModelGraph& g, std::vector<Lint>& out) {
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) continue;
+    std::vector<nlohmann::json> ids =
+        it->is_array() ? it->get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{*it};
+    for (const nlohmann::json& id : ids) {
+      if (!id.is_number_integer()) continue;
+      const int64_t v = id.get<int64_t>();
+      if (v < 0 || v >= g.vocab) {
+        out.push_back({LintSeverity::kError, "token_id_out_of_vocab",
+                       std::string(key) + " " + std::to_string(v) +
+                           " is outside the vocabulary [0, " + std::to_string(g.vocab) +
+                           "): the embedding lookup fails or the token "
+                           "can never be produced"});
+      }
+    }
+  }
+}
+
+void LintRope(const nlohmann::json& config, const Node* attn, std::vector<Lint>& out) {
+  auto it = config.find("rope_scaling");
+  if (it == config.end() || it->is_null()) return;
+  const nlohmann::json& r = *it;
+  if (!r.is_object()) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid", "rope_scaling is not an object"});
+    return;
+  }
+  const bool has_new = r.contains("rope_type");
+  const bool has_old = r.contains("type");
+  if (!has_new && !has_old) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid",
+                   "rope_scaling has neither \"rope_type\" nor \"type\""});
+    return;
+  }
+  if (has_old && !has_new) {
+    out.push_back({LintSeverity::kWarning, "rope_scaling_legacy",
+                   "rope_scaling uses the legacy key \"type\"; transformers >= 4.45 reads "
+                   "\"rope_type\" (the legacy key is still mapped, older readers and other "
+                   "runtimes may differ)"});
+  }
+  const nlohmann::json& type_value = has_new ? r["rope_type"] : r["type"];
+  if (!type_value.is_string()) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid", "rope type is not a string"});
+    return;
+  }
+  std::string type = type_value.get<std::string>();
+  if (type == "su") type = "longrope";  // Phi-3's early name
+  struct Required {
+    const char* type;
+    std::vector<const char*> keys;
+  };
+  static const Required kRequired[] = {
+      {"default", {}},
+      {"linear", {"factor"}},
+      {"dynamic", {"factor"}},
+      {"yarn", {"factor"}},
+      {"longrope", {"short_factor", "long_factor"}},
+      {"llama3",
+       {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}},
+      {"mrope", {"mrope_section"}},
+  };
+  const Required* req = nullptr;
+  for (const Required& q : kRequired) {
+    if (type == q.type) req = &q;
+  }
+  if (!req) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid",
+                   "rope type \"" + type + "\" is not one transformers knows"});
+    return;
+  }
+  for (const char* key : req->keys) {
+    if (!r.contains(key)) {
+      out.push_back({LintSeverity::kError, "rope_scaling_invalid",
+                     "rope_scaling of type " + type + " needs \"" + key + "\""});
+    }
+  }
+  if (r.contains("factor") && (!r["factor"].is_number() || r["factor"].get<double>() < 1)) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid",
+                   "rope_scaling factor must be a number >= 1, got " + r["factor"].dump()});
+  }
+  if (type == "longrope" && attn) {
+    const size_t want = static_cast<size_t>(attn->attention.head_dim / 2);
+    for (const char* key : {"short_factor", "long_factor"}) {
+      if (r.contains(key) && (!r[key].is_array() || r[key].size() != want)) {
+        out.push_back({LintSeverity::kError, "rope_scaling_invalid",
+                       std::string("rope_scaling.") + key +
+                           " must list head_dim/2 = " + std::to_string(want) + " factors"});
+      }
+    }
+  }
+}
+
+void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vector<Lint>& out) {
+  const Node& head = g.final_nodes.back();
+  const std::string head_weight = head.module + ".weight";
+  bool head_unexpected = false;
+  for (const std::string& name : c.unexpected) {
+    head_unexpected |= name == head_weight || g.base_prefix + name == head_weight;
+  }
+  if (g.tied && c.tied_copy_elements) {
+    out.push_back({LintSeverity::kInfo, "tied_head_stored",
+                   "embeddings are tied, and the checkpoint stores " + head_weight + " again (" +
+                       Grouped(c.tied_copy_elements) + " duplicate elements on disk)"});
+  } else if (g.tied && head_unexpected) {
+    out.push_back({LintSeverity::kWarning, "tied_head_stored",
+                   "tie_word_embeddings is true but the checkpoint has " + head_weight +
+                       ": transformers ties the head to the embedding and ignores it; if the "
+                       "head was trained separately the config is wrong"});
+  }
+  if (!g.tied) {
+    for (const std::string& name : c.missing) {
+      if (name == head_weight) {
+        out.push_back({LintSeverity::kError, "untied_head_missing",
+                       "tie_word_embeddings is false but the checkpoint has no " + head_weight +
+                           ": transformers would initialise the head randomly"});
+      }
+    }
+  }
+  if (c.parameter_delta != 0 || !c.missing.empty() || !c.unexpected.empty() ||
+      !c.shape_mismatches.empty()) {
+    std::string msg = "the checkpoint differs from config.json by " +
+                      std::to_string(c.parameter_delta) + " parameters:";
+    if (!c.missing.empty()) msg += " missing " + Join(c.missing) + ";";
+    if (!c.unexpected.empty()) msg += " unexpected " + Join(c.unexpected) + ";";
+    std::vector<std::string> shapes;
+    for (const TensorMismatch& m : c.shape_mismatches) {
+      shapes.push_back(m.name + " " + m.actual + " (expected " + m.expected + ")");
+    }
+    if (!shapes.empty()) msg += " reshaped " + Join(shapes) + ";";
+    msg.pop_back();
+    out.push_back({LintSeverity::kError, "checkpoint_delta", msg});
+  }
+  if (!c.dtype_mismatches.empty()) {
+    const TensorMismatch& m = c.dtype_mismatches.front();
+    out.push_back({LintSeverity::kWarning, "checkpoint_dtype",
+                   std::to_string(c.dtype_mismatches.size()) + " tensors are stored as " +
+                       m.actual + " where torch_dtype says " + m.expected + " (first: " + m.name +
+                       ")"});
+  }
+}
+
+}  // namespace
+
+const char* SeverityName(LintSeverity s) {
+  switch (s) {
+    case LintSeverity::kInfo:
+      return "info";
+    case LintSeverity::kWarning:
+      return "warning";
+    case LintSeverity::kError:
+      return "error";
+  }
+  return "info";
+}
+
+std::vector<Lint> LintModel(const nlohmann::json& config, const ModelGraph& g,
+                            const CheckpointComparison* checkpoint) {
+  std::vector<Lint> out;
+  if (g.approximate) {
+    out.push_back(
+        {LintSeverity::kWarning, "approximate_architecture",
+         "model_type \"" + g.model_type + "\" is not modelled exactly; read with --assume"});
+  }
+  const Node* attn = FirstAttention(g);
+  if (attn && attn->attention.kind != AttentionKind::kMla) {
+    const AttentionShape& a = attn->attention;
+    if (a.heads % a.kv_heads != 0) {
+      out.push_back({LintSeverity::kError, "heads_not_divisible",
+                     "num_attention_heads " + std::to_string(a.heads) +
+                         " is not divisible by num_key_value_heads " + std::to_string(a.kv_heads) +
+                         ": query heads cannot share KV heads evenly"});
+    }
+    const bool explicit_dim = config.contains("head_dim") && !config["head_dim"].is_null();
+    if (g.hidden % a.heads != 0 || g.hidden / a.heads != a.head_dim) {
+      out.push_back(
+          {explicit_dim ? LintSeverity::kInfo : LintSeverity::kWarning, "head_dim_differs",
+           std::string(explicit_dim ? "head_dim "
+                                    : "head_dim (not in config.json, the "
+                                      "architecture's default) ") +
+               std::to_string(a.head_dim) + " differs from hidden_size / heads = " +
+               std::to_string(g.hidden) + " / " + std::to_string(a.heads) + ": q is " +
+               std::to_string(a.heads * a.head_dim) + " wide, not " + std::to_string(g.hidden)});
+    }
+  }
+  LintTokenIds(config, g, out);
+  for (const LayerSpec& layer : g.layers) {
+    if (layer.window > g.max_positions && g.max_positions > 0) {
+      out.push_back({LintSeverity::kWarning, "sliding_window_too_large",
+                     "sliding_window " + std::to_string(layer.window) +
+                         " exceeds max_position_embeddings " + std::to_string(g.max_positions) +
+                         ": the window never slides"});
+      break;
+    }
+  }
+  LintRope(config, attn, out);
+  if (checkpoint) LintCheckpoint(g, *checkpoint, out);
+  return out;
+}
+
+}  // namespace hubwatch
