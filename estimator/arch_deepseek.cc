@@ -94,11 +94,11 @@ BlockTemplate Block(const DeepseekDims& d, const std::string& prefix, bool moe) 
     mlp = MlpNode(prefix + "mlp", d.hidden, {d.intermediate, true, d.activation});
     AddGatedMlp(mlp, "", d.hidden, d.intermediate);
   }
-  return {
-      moe ? "MoE decoder block" : "dense decoder block",
-      {Norm(prefix + "input_layernorm", d.hidden, NormKind::kRms, false),
-       Mla(d, prefix + "self_attn"),
-       Norm(prefix + "post_attention_layernorm", d.hidden, NormKind::kRms, false), std::move(mlp)}};
+  return {moe ? "MoE decoder block" : "dense decoder block",
+          NodeList(Norm(prefix + "input_layernorm", d.hidden, NormKind::kRms, false),
+                   Mla(d, prefix + "self_attn"),
+                   Norm(prefix + "post_attention_layernorm", d.hidden, NormKind::kRms, false),
+                   std::move(mlp))};
 }
 
 void BuildDeepseek(ConfigReader& config, ModelGraph& g, bool v3) {

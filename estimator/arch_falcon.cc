@@ -70,13 +70,13 @@ void BuildFalcon(ConfigReader& config, ModelGraph& g, bool legacy_new_arch_defau
   if (new_arch && lns == 2) {
     Node ln_mlp = norm("ln_mlp");
     ln_mlp.saves_input = false;  // both norms read the block input
-    block.nodes = {norm("ln_attn"), std::move(attn), std::move(ln_mlp), std::move(mlp)};
+    block.nodes = NodeList(norm("ln_attn"), std::move(attn), std::move(ln_mlp), std::move(mlp));
   } else if (parallel) {
     mlp.saves_input = false;  // attention and MLP share the one norm's output
-    block.nodes = {norm("input_layernorm"), std::move(attn), std::move(mlp)};
+    block.nodes = NodeList(norm("input_layernorm"), std::move(attn), std::move(mlp));
   } else {
-    block.nodes = {norm("input_layernorm"), std::move(attn), norm("post_attention_layernorm"),
-                   std::move(mlp)};
+    block.nodes = NodeList(norm("input_layernorm"), std::move(attn),
+                           norm("post_attention_layernorm"), std::move(mlp));
   }
   g.blocks.push_back(std::move(block));
   UniformLayers(g, layers);

@@ -61,8 +61,8 @@ void BuildGpt2(ConfigReader& config, ModelGraph& g) {
 
   g.blocks.push_back(
       {"gpt2 block",
-       {Norm("transformer.h.{i}.ln_1", hidden, NormKind::kLayer, true), std::move(attn),
-        Norm("transformer.h.{i}.ln_2", hidden, NormKind::kLayer, true), std::move(mlp)}});
+       NodeList(Norm("transformer.h.{i}.ln_1", hidden, NormKind::kLayer, true), std::move(attn),
+                Norm("transformer.h.{i}.ln_2", hidden, NormKind::kLayer, true), std::move(mlp))});
   UniformLayers(g, layers);
   g.final_nodes.push_back(Norm("transformer.ln_f", hidden, NormKind::kLayer, true));
   g.final_nodes.push_back(Head("lm_head", vocab, hidden, g.tied, false, false));
@@ -98,7 +98,7 @@ void BuildGptNeox(ConfigReader& config, ModelGraph& g) {
   AddLinear(attn, "query_key_value", hidden, 3 * hidden, bias);
   AddLinear(attn, "dense", hidden, hidden, bias);
   // Buffers older GPT-NeoX checkpoints (Pythia) store; transformers recreates them.
-  for (auto [name, shape, dtype] : {std::tuple<const char*, std::vector<int64_t>, const char*>{
+  for (auto [name, shape, dtype] : {std::tuple<const char*, TensorShape, const char*>{
                                         "bias", {1, 1, positions, positions}, "BOOL"},
                                     {"masked_bias", {}, "F32"},
                                     {"rotary_emb.inv_freq", {rotary_dims / 2}, "F32"}}) {
@@ -113,9 +113,10 @@ void BuildGptNeox(ConfigReader& config, ModelGraph& g) {
       Norm("gpt_neox.layers.{i}.post_attention_layernorm", hidden, NormKind::kLayer, true);
   // Parallel residual: both norms read the block input, which is saved once.
   mlp_norm.saves_input = !parallel;
-  g.blocks.push_back({"gpt_neox block",
-                      {Norm("gpt_neox.layers.{i}.input_layernorm", hidden, NormKind::kLayer, true),
-                       std::move(attn), std::move(mlp_norm), std::move(mlp)}});
+  g.blocks.push_back(
+      {"gpt_neox block",
+       NodeList(Norm("gpt_neox.layers.{i}.input_layernorm", hidden, NormKind::kLayer, true),
+                std::move(attn), std::move(mlp_norm), std::move(mlp))});
   UniformLayers(g, layers);
   g.final_nodes.push_back(Norm("gpt_neox.final_layer_norm", hidden, NormKind::kLayer, true));
   g.final_nodes.push_back(Head("embed_out", vocab, hidden, g.tied, false, false));
@@ -157,9 +158,9 @@ void BuildPhi(ConfigReader& config, ModelGraph& g) {
   AddLinear(mlp, "fc1", hidden, inter, true);
   AddLinear(mlp, "fc2", inter, hidden, true);
   mlp.saves_input = false;  // shares the LayerNorm output with attention
-  g.blocks.push_back({"phi block",
-                      {Norm("model.layers.{i}.input_layernorm", hidden, NormKind::kLayer, true),
-                       std::move(attn), std::move(mlp)}});
+  g.blocks.push_back({"phi block", NodeList(Norm("model.layers.{i}.input_layernorm", hidden,
+                                                 NormKind::kLayer, true),
+                                            std::move(attn), std::move(mlp))});
   UniformLayers(g, layers);
   g.final_nodes.push_back(Norm("model.final_layernorm", hidden, NormKind::kLayer, true));
   g.final_nodes.push_back(Head("lm_head", vocab, hidden, g.tied, true, false));
@@ -190,9 +191,10 @@ void BuildPhi3(ConfigReader& config, ModelGraph& g) {
   AddLinear(mlp, "down_proj", inter, hidden, false);
   g.blocks.push_back(
       {"phi3 block",
-       {Norm("model.layers.{i}.input_layernorm", hidden, NormKind::kRms, false), std::move(attn),
-        Norm("model.layers.{i}.post_attention_layernorm", hidden, NormKind::kRms, false),
-        std::move(mlp)}});
+       NodeList(Norm("model.layers.{i}.input_layernorm", hidden, NormKind::kRms, false),
+                std::move(attn),
+                Norm("model.layers.{i}.post_attention_layernorm", hidden, NormKind::kRms, false),
+                std::move(mlp))});
   UniformLayers(g, layers);
   if (std::optional<int64_t> w = config.OptionalPositive({"sliding_window"}, kMaxPositions)) {
     for (LayerSpec& layer : g.layers) layer.window = *w;

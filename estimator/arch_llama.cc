@@ -231,20 +231,17 @@ BlockTemplate Block(const LlamaFamily& f, const Dims& d, Node attention, Node ml
   b.label = std::string(f.model_type) + " decoder block";
   switch (f.norms) {
     case NormLayout::kPre:
-      b.nodes = {norm("input_layernorm"), std::move(attention), norm("post_attention_layernorm"),
-                 std::move(mlp)};
+      b.nodes = NodeList(norm("input_layernorm"), std::move(attention),
+                         norm("post_attention_layernorm"), std::move(mlp));
       break;
     case NormLayout::kSandwich:
-      b.nodes = {norm("input_layernorm"),
-                 std::move(attention),
-                 norm("post_attention_layernorm"),
-                 norm("pre_feedforward_layernorm"),
-                 std::move(mlp),
-                 norm("post_feedforward_layernorm")};
+      b.nodes = NodeList(norm("input_layernorm"), std::move(attention),
+                         norm("post_attention_layernorm"), norm("pre_feedforward_layernorm"),
+                         std::move(mlp), norm("post_feedforward_layernorm"));
       break;
     case NormLayout::kPost:
-      b.nodes = {std::move(attention), norm("post_attention_layernorm"), std::move(mlp),
-                 norm("post_feedforward_layernorm")};
+      b.nodes = NodeList(std::move(attention), norm("post_attention_layernorm"), std::move(mlp),
+                         norm("post_feedforward_layernorm"));
       break;
   }
   return b;
@@ -325,18 +322,21 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
                                 : "tie_word_embeddings absent: untied (the default)");
 
   g.embeddings.push_back(Embedding("model.embed_tokens", d.vocab, d.hidden, "token embedding"));
-  const Node attention = AttentionFor(f, config, d);
-  const Node dense = DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate);
+  Node attention = AttentionFor(f, config, d);
   UniformLayers(g, d.layers);
   if (f.moe == Moe::kNone) {
-    g.blocks.push_back(Block(f, d, attention, dense));
+    g.blocks.push_back(
+        Block(f, d, std::move(attention), DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate)));
   } else {
     g.blocks.push_back(Block(f, d, attention, MoeFor(f, config, d)));
     if (f.moe == Moe::kQwen2Moe) {
       const std::vector<bool> sparse = QwenSparseLayers(config, d.layers);
       for (size_t i = 0; i < sparse.size(); ++i) {
         if (sparse[i]) continue;
-        if (g.blocks.size() == 1) g.blocks.push_back(Block(f, d, attention, dense));
+        if (g.blocks.size() == 1) {
+          g.blocks.push_back(
+              Block(f, d, attention, DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate)));
+        }
         g.layers[i].block = 1;
       }
     }

@@ -60,7 +60,7 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
     e.seen = true;
     const TensorSpec& spec = *e.spec;
     const uint64_t expected_elements = spec.ElementsPerCopy().value();
-    if (tensor->shape != spec.shape) {
+    if (!(spec.shape == tensor->shape)) {
       c.shape_mismatches.push_back(
           {stored_name, ShapeString(spec.shape), ShapeString(tensor->shape)});
       if (spec.role == TensorRole::kParameter) {

@@ -17,9 +17,11 @@ int64_t MaxBatch(double capacity, double factor, double fixed, double per_sample
   return std::min<int64_t>(kMaxBatch, static_cast<int64_t>(std::floor(room / per_sample)));
 }
 
-std::string RangeLabel(const MemoryPlan& plan, size_t first, size_t last) {
+}  // namespace
+
+std::string SplitRangeLabel(size_t units, size_t first, size_t last) {
   // Units: 0 embed, 1..n blocks, n+1 norm + head.
-  const size_t n = plan.units.size() - 2;
+  const size_t n = units - 2;
   std::string label;
   if (first == 0) label = "embed";
   const size_t b0 = std::max<size_t>(first, 1), b1 = std::min(last, n);
@@ -32,38 +34,49 @@ std::string RangeLabel(const MemoryPlan& plan, size_t first, size_t last) {
   return label;
 }
 
+namespace {
+
 // Greedy contiguous split at batch 1.
 std::optional<CardSplit> Split(const MemoryPlan& plan, double capacity, bool& unsplittable) {
   const double limit = capacity / plan.factor;
-  const double card_base = plan.per_card_fixed + plan.per_card_per_sample;
+  const size_t n = plan.units.size();
+  const std::vector<double>& cf = plan.cumulative_fixed;
+  const std::vector<double>& cp = plan.cumulative_per_sample;
+  // Fixed and per-sample bytes of units [first, last] on one card. The head of a tied model
+  // needs a copy of the embedding unless the embedding is on the same card.
+  auto load = [&](size_t first, size_t last) {
+    double fixed = plan.per_card_fixed + cf[last + 1] - cf[first];
+    if (last == n - 1 && first > 0) fixed += plan.tied_head_bytes;
+    return std::pair<double, double>(fixed, plan.per_card_per_sample + cp[last + 1] - cp[first]);
+  };
+  auto fits = [&](size_t first, size_t last) {
+    const auto [fixed, per_sample] = load(first, last);
+    return fixed + per_sample <= limit;
+  };
   CardSplit split;
-  std::vector<std::pair<double, double>> card_totals;  // fixed, per sample
-  size_t first = 0;
-  double fixed = plan.per_card_fixed, per_sample = plan.per_card_per_sample;
-  for (size_t i = 0; i < plan.units.size(); ++i) {
-    const MemoryUnit& u = plan.units[i];
-    if (card_base + u.fixed_bytes + u.per_sample_bytes > limit) {
+  split.max_batch = kMaxBatch;
+  for (size_t first = 0; first < n;) {
+    if (!fits(first, first)) {
       unsplittable = true;
       return std::nullopt;
     }
-    if (fixed + per_sample + u.fixed_bytes + u.per_sample_bytes > limit) {
-      split.ranges.push_back(RangeLabel(plan, first, i - 1));
-      card_totals.emplace_back(fixed, per_sample);
-      first = i;
-      fixed = plan.per_card_fixed;
-      per_sample = plan.per_card_per_sample;
-      if (static_cast<int>(split.ranges.size()) >= kMaxSplitCards) return std::nullopt;
+    // The load grows with `last`: binary-search the furthest unit this card can take.
+    size_t lo = first, hi = n - 1;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(first, mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
     }
-    fixed += u.fixed_bytes;
-    per_sample += u.per_sample_bytes;
+    split.unit_ranges.emplace_back(first, lo);
+    const auto [fixed, per_sample] = load(first, lo);
+    split.max_batch = std::min(split.max_batch, MaxBatch(capacity, plan.factor, fixed, per_sample));
+    if (static_cast<int>(split.unit_ranges.size()) > kMaxSplitCards) return std::nullopt;
+    first = lo + 1;
   }
-  split.ranges.push_back(RangeLabel(plan, first, plan.units.size() - 1));
-  card_totals.emplace_back(fixed, per_sample);
-  split.cards = static_cast<int>(split.ranges.size());
-  split.max_batch = kMaxBatch;
-  for (const auto& [f, p] : card_totals) {
-    split.max_batch = std::min(split.max_batch, MaxBatch(capacity, plan.factor, f, p));
-  }
+  split.cards = static_cast<int>(split.unit_ranges.size());
   return split;
 }
 
@@ -84,12 +97,14 @@ const char* VerdictName(Verdict v) {
 std::vector<CardFit> FitCards(const std::vector<MemoryPlan>& plans, const std::vector<Card>& cards,
                               const Assumptions& a) {
   std::vector<CardFit> out;
+  out.reserve(cards.size());
   for (const Card& card : cards) {
     CardFit fit{card, {}};
+    fit.modes.reserve(plans.size());
     for (const MemoryPlan& plan : plans) {
       const double capacity = card.memory_gb * 1e9 * plan.usable_fraction;
       ModeFit m;
-      m.mode = plan.name;
+      m.mode = plan.mode;
       m.max_batch = MaxBatch(capacity, plan.factor, plan.Fixed(), plan.PerSample());
       m.safe_batch =
           MaxBatch(capacity, plan.factor * a.borderline_factor, plan.Fixed(), plan.PerSample());
@@ -111,13 +126,13 @@ std::vector<CostEstimate> EstimateCost(const std::vector<CardFit>& fits, uint64_
   std::vector<CostEstimate> out;
   for (const CardFit& fit : fits) {
     for (const ModeFit& m : fit.modes) {
-      if (m.mode == "serve") continue;
+      if (m.mode == MemoryMode::kServe) continue;
       CostEstimate c;
       c.card = fit.card.id;
       c.mode = m.mode;
       c.cards = m.verdict != Verdict::kNo ? 1 : m.split ? m.split->cards : 0;
-      c.flops =
-          (m.mode == "full_finetune" ? 6.0 : 4.0) * static_cast<double>(active_params) * tokens;
+      c.flops = (m.mode == MemoryMode::kFullFinetune ? 6.0 : 4.0) *
+                static_cast<double>(active_params) * tokens;
       c.steps = static_cast<int64_t>(std::ceil(a.epochs * a.samples / a.global_batch));
       if (c.cards > 0) {
         const double seconds = c.flops / (fit.card.bf16_tflops * 1e12 * a.mfu);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimator/assumptions.h"
@@ -28,12 +29,17 @@ const char* VerdictName(Verdict v);  // "fits", "borderline", "no"
 
 struct CardSplit {
   int cards = 0;
-  std::vector<std::string> ranges;  // per card: "embed + blocks 0-13"
-  int64_t max_batch = 0;            // on the estimate, over the split
+  // Per card, the first and last MemoryPlan unit it holds (0: embeddings, 1..L: layers 0..L-1,
+  // L+1: final norm + head).
+  std::vector<std::pair<size_t, size_t>> unit_ranges;
+  int64_t max_batch = 0;  // on the estimate, over the split
 };
 
+// "embed + blocks 0-13", "blocks 14-27", "blocks 28-41 + norm + head" for a plan of `units`.
+std::string SplitRangeLabel(size_t units, size_t first, size_t last);
+
 struct ModeFit {
-  std::string mode;                // the plan's name
+  MemoryMode mode = MemoryMode::kFullFinetune;
   int64_t max_batch = 0;           // on one card, on the estimate (0: batch 1 does not fit)
   int64_t safe_batch = 0;          // on one card, on estimate x borderline_factor
   Verdict verdict = Verdict::kNo;  // at batch 1 on one card
@@ -48,9 +54,9 @@ struct CardFit {
 };
 
 struct CostEstimate {
-  std::string card;  // card id
-  std::string mode;  // "full_finetune", "lora", "qlora"
-  int cards = 1;     // cards needed (split) at batch 1; 0: does not fit at all
+  std::string card;                             // card id
+  MemoryMode mode = MemoryMode::kFullFinetune;  // a training mode
+  int cards = 1;  // cards needed (split) at batch 1; 0: does not fit at all
   double flops = 0;
   double hours = 0;
   double usd = 0;

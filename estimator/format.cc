@@ -1,5 +1,6 @@
 #include "estimator/format.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace hubwatch {
@@ -21,9 +22,9 @@ std::string Gigabytes(double bytes) {
 }
 
 std::string Number(double value, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  std::string s = buf;
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, digits);
+  std::string s(buf, result.ec == std::errc() ? result.ptr : buf);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();

@@ -4,8 +4,7 @@
 
 namespace hubwatch::build {
 
-TensorSpec& AddTensor(Node& node, const std::string& name, std::vector<int64_t> shape,
-                      TensorRole role) {
+TensorSpec& AddTensor(Node& node, const std::string& name, TensorShape shape, TensorRole role) {
   TensorSpec t;
   t.name = node.module.empty() ? name : node.module + "." + name;
   t.shape = std::move(shape);

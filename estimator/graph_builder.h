@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimator/config_reader.h"
@@ -18,7 +19,7 @@ void AddLinear(Node& node, const std::string& name, int64_t in, int64_t out, boo
 // GPT-2's Conv1D stores its weight transposed: [in, out].
 void AddConv1D(Node& node, const std::string& name, int64_t in, int64_t out);
 // Adds "<module>.<name>" with the given shape and role.
-TensorSpec& AddTensor(Node& node, const std::string& name, std::vector<int64_t> shape,
+TensorSpec& AddTensor(Node& node, const std::string& name, TensorShape shape,
                       TensorRole role = TensorRole::kParameter);
 
 Node Embedding(const std::string& module, int64_t vocab, int64_t hidden, std::string label);
@@ -39,6 +40,15 @@ std::string ActivationLabel(bool gated, const std::string& activation);
 // head_dim from the config, else default_head_dim when given, else hidden / heads (noted).
 int64_t ReadHeadDim(ConfigReader& config, int64_t hidden, int64_t heads,
                     std::optional<int64_t> default_head_dim);
+
+// Builds a node list by moving the nodes in (an initializer list would copy them).
+template <class... Nodes>
+std::vector<Node> NodeList(Nodes&&... nodes) {
+  std::vector<Node> list;
+  list.reserve(sizeof...(nodes));
+  (list.push_back(std::forward<Nodes>(nodes)), ...);
+  return list;
+}
 
 // Every layer uses block 0 with no sliding window.
 void UniformLayers(ModelGraph& graph, int64_t layers);

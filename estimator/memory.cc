@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "estimator/activations.h"
-#include "estimator/format.h"
 
 namespace hubwatch {
 namespace {
@@ -80,12 +79,6 @@ double FinalActivationPerToken(const ModelGraph& g, int64_t seq, const Assumptio
   return bytes;
 }
 
-std::string Params(double n) { return Grouped(static_cast<uint64_t>(n)) + " params"; }
-std::string PerSampleHow(int64_t batch, int64_t tokens, const std::string& unit) {
-  return std::to_string(batch) + " x " + Grouped(static_cast<uint64_t>(tokens)) + " tokens x " +
-         unit;
-}
-
 struct Shared {
   const ModelGraph& g;
   const ParamCounts& params;
@@ -98,16 +91,27 @@ struct Shared {
   double max_block_activation = 0;
 };
 
+void Finish(MemoryPlan& p) {
+  p.cumulative_fixed.assign(1, 0.0);
+  p.cumulative_per_sample.assign(1, 0.0);
+  p.cumulative_fixed.reserve(p.units.size() + 1);
+  p.cumulative_per_sample.reserve(p.units.size() + 1);
+  for (const MemoryUnit& u : p.units) {
+    p.cumulative_fixed.push_back(p.cumulative_fixed.back() + u.fixed_bytes);
+    p.cumulative_per_sample.push_back(p.cumulative_per_sample.back() + u.per_sample_bytes);
+  }
+  p.fixed_bytes = p.per_card_fixed + p.cumulative_fixed.back();
+  p.per_sample_bytes = p.per_card_per_sample + p.cumulative_per_sample.back();
+}
+
 // Training plans share their unit layout: embed, one unit per layer, final norm + head.
 MemoryPlan TrainingPlan(const Shared& s, MemoryMode mode) {
   const Assumptions& a = s.a;
   const double states =
       a.weight_bytes + a.grad_bytes + a.master_bytes + a.adam_m_bytes + a.adam_v_bytes;
   const double seq = D(s.w.seq);
-  const double act = a.activation_bytes;
   const double logits_per_token = D(s.g.vocab) * a.logits_bytes;
   const double final_act = FinalActivationPerToken(s.g, s.w.seq, a) + logits_per_token;
-  const double hidden_act = D(s.g.hidden) * act;
 
   MemoryPlan p;
   p.mode = mode;
@@ -127,91 +131,62 @@ MemoryPlan TrainingPlan(const Shared& s, MemoryMode mode) {
     }
   };
   const bool adapters = mode != MemoryMode::kFullFinetune;
-  double adapter_params = 0, largest_linear = 0;
-  p.units.push_back({"embed", weights_of(s.embed_params, 0, s.embed_params), 0});
-  for (size_t i = 0; i < s.g.layers.size(); ++i) {
-    const BlockFacts& f = s.blocks[static_cast<size_t>(s.g.layers[i].block)];
+  double adapter_params = 0, largest_linear = 0, quantized = 0;
+  double unquantized = s.embed_params + s.final_params;
+  p.units.reserve(s.g.layers.size() + 2);
+  p.units.push_back({weights_of(s.embed_params, 0, s.embed_params), 0});
+  for (const LayerSpec& layer : s.g.layers) {
+    const BlockFacts& f = s.blocks[static_cast<size_t>(layer.block)];
     const double adapter_bytes = adapters ? f.adapter_params * a.lora_adapter_bytes : 0;
-    const double per_token = a.gradient_checkpointing ? hidden_act : f.activation_per_token;
-    const double adapter_per_token = adapters ? f.adapter_activation_elements * act : 0;
+    const double per_token =
+        a.gradient_checkpointing ? D(s.g.hidden) * a.activation_bytes : f.activation_per_token;
+    const double adapter_per_token =
+        adapters ? f.adapter_activation_elements * a.activation_bytes : 0;
     p.units.push_back(
-        {"block " + std::to_string(i),
-         weights_of(f.params, f.quantized_bytes, f.unquantized_params) + adapter_bytes,
+        {weights_of(f.params, f.quantized_bytes, f.unquantized_params) + adapter_bytes,
          seq * (per_token + adapter_per_token)});
     if (adapters) adapter_params += f.adapter_params;
     largest_linear = std::max(largest_linear, f.largest_linear);
+    quantized += f.quantized_bytes;
+    unquantized += f.unquantized_params;
   }
-  p.units.push_back(
-      {"norm + head", weights_of(s.final_params, 0, s.final_params), seq * final_act});
+  p.units.push_back({weights_of(s.final_params, 0, s.final_params), seq * final_act});
+  if (s.g.tied) p.tied_head_bytes = weights_of(s.embed_params, 0, s.embed_params);
 
   const double P = D(s.params.total);
   const double b = D(s.w.batch);
   auto& c = p.components;
   if (mode == MemoryMode::kFullFinetune) {
-    p.name = "full_finetune";
-    p.title = "Full fine-tune (AdamW, mixed precision)";
     p.trainable_params = s.params.total;
-    c.push_back({"weights", P * a.weight_bytes, Params(P) + " x " + Number(a.weight_bytes) + " B"});
-    c.push_back({"gradients", P * a.grad_bytes, Params(P) + " x " + Number(a.grad_bytes) + " B"});
-    c.push_back({"fp32 master weights", P * a.master_bytes,
-                 Params(P) + " x " + Number(a.master_bytes) + " B"});
-    c.push_back({"AdamW first moment", P * a.adam_m_bytes,
-                 Params(P) + " x " + Number(a.adam_m_bytes) + " B"});
-    c.push_back({"AdamW second moment", P * a.adam_v_bytes,
-                 Params(P) + " x " + Number(a.adam_v_bytes) + " B"});
+    c.push_back({MemoryItem::kWeights, P * a.weight_bytes});
+    c.push_back({MemoryItem::kGradients, P * a.grad_bytes});
+    c.push_back({MemoryItem::kMasterWeights, P * a.master_bytes});
+    c.push_back({MemoryItem::kAdamFirstMoment, P * a.adam_m_bytes});
+    c.push_back({MemoryItem::kAdamSecondMoment, P * a.adam_v_bytes});
     if (a.state_factor != 1) {
-      c.push_back(
-          {"model-state overhead", P * states * (a.state_factor - 1),
-           Number(states) + " B/param x " + Number(a.state_factor) + " (" + a.preset + " preset)"});
+      c.push_back({MemoryItem::kStateOverhead, P * states * (a.state_factor - 1)});
     }
   } else {
     p.trainable_params = static_cast<uint64_t>(adapter_params);
-    const bool q = mode == MemoryMode::kQlora;
-    p.name = q ? "qlora" : "lora";
-    p.title = (q ? "QLoRA (NF4 base" : "LoRA (frozen base") + std::string(", rank ") +
-              std::to_string(a.lora_rank) + " adapters)";
-    if (q) {
-      double quantized = 0, unquantized = s.embed_params + s.final_params;
-      for (const LayerSpec& l : s.g.layers) {
-        quantized += s.blocks[static_cast<size_t>(l.block)].quantized_bytes;
-        unquantized += s.blocks[static_cast<size_t>(l.block)].unquantized_params;
-      }
-      c.push_back({"NF4 base weights + block scales", quantized,
-                   "4 bits per linear weight, scale per " + std::to_string(a.qlora_block) +
-                       (a.qlora_double_quant ? " (double-quantized)" : " (fp32)")});
-      c.push_back({"unquantized weights", unquantized * a.lora_base_bytes,
-                   Params(unquantized) + " (embeddings, norms, head) x " +
-                       Number(a.lora_base_bytes) + " B"});
+    if (mode == MemoryMode::kQlora) {
+      c.push_back({MemoryItem::kNf4Base, quantized});
+      c.push_back({MemoryItem::kUnquantized, unquantized * a.lora_base_bytes});
       p.per_card_fixed += largest_linear * a.lora_base_bytes;
-      c.push_back({"dequantization buffer", largest_linear * a.lora_base_bytes,
-                   "largest linear weight, dequantized"});
+      c.push_back({MemoryItem::kDequantBuffer, largest_linear * a.lora_base_bytes});
     } else {
-      c.push_back({"frozen base weights", P * a.lora_base_bytes,
-                   Params(P) + " x " + Number(a.lora_base_bytes) + " B"});
+      c.push_back({MemoryItem::kFrozenBase, P * a.lora_base_bytes});
     }
-    c.push_back({"adapters + grads + AdamW", adapter_params * a.lora_adapter_bytes,
-                 Params(adapter_params) + " x " + Number(a.lora_adapter_bytes) + " B"});
+    c.push_back({MemoryItem::kAdapters, adapter_params * a.lora_adapter_bytes});
   }
-  double layers_per_token = 0;
-  for (size_t i = 1; i + 1 < p.units.size(); ++i) layers_per_token += p.units[i].per_sample_bytes;
-  layers_per_token /= seq;
-  const double head_per_token = final_act - logits_per_token;
-  c.push_back({"activations", b * seq * (layers_per_token + head_per_token),
-               PerSampleHow(s.w.batch, s.w.seq,
-                            Number((layers_per_token + head_per_token) / 1e6, 3) + " MB") +
-                   (a.gradient_checkpointing ? " (checkpointed: block inputs only)" : "") +
-                   (a.eager_attention ? " (eager attention)" : " (SDPA/flash attention)")});
+  double layers = 0;
+  for (size_t i = 1; i + 1 < p.units.size(); ++i) layers += p.units[i].per_sample_bytes;
+  c.push_back({MemoryItem::kActivations, b * (layers + seq * (final_act - logits_per_token))});
   if (p.per_card_per_sample) {
-    c.push_back({"recomputed block", b * p.per_card_per_sample,
-                 "one block's activations during its backward"});
+    c.push_back({MemoryItem::kRecomputedBlock, b * p.per_card_per_sample});
   }
-  c.push_back({"logits", b * seq * logits_per_token,
-               PerSampleHow(s.w.batch, s.w.seq,
-                            Grouped(static_cast<uint64_t>(s.g.vocab)) + " x " +
-                                Number(a.logits_bytes) + " B")});
-  if (a.runtime_overhead_gb) {
-    c.push_back({"runtime overhead", a.runtime_overhead_gb * 1e9, "CUDA context and workspaces"});
-  }
+  c.push_back({MemoryItem::kLogits, b * seq * logits_per_token});
+  if (a.runtime_overhead_gb) c.push_back({MemoryItem::kRuntime, a.runtime_overhead_gb * 1e9});
+  Finish(p);
   return p;
 }
 
@@ -219,9 +194,6 @@ MemoryPlan ServePlan(const Shared& s) {
   const Assumptions& a = s.a;
   MemoryPlan p;
   p.mode = MemoryMode::kServe;
-  p.name = "serve";
-  p.title = "Serving (" + Number(a.serve_weight_bytes) + " B weights, " + Number(a.kv_bytes) +
-            " B KV cache, " + Grouped(static_cast<uint64_t>(s.w.context)) + "-token context)";
   p.batch = s.w.batch;
   p.tokens = s.w.context;
   p.factor = a.serve_overhead_factor;
@@ -229,61 +201,103 @@ MemoryPlan ServePlan(const Shared& s) {
   const double prefill = D(a.prefill_tokens) * InferencePeakBytesPerToken(s.g, a.activation_bytes);
   p.per_card_fixed = a.serve_runtime_gb * 1e9 + prefill;
 
-  p.units.push_back({"embed", s.embed_params * a.serve_weight_bytes, 0});
+  p.units.reserve(s.g.layers.size() + 2);
+  p.units.push_back({s.embed_params * a.serve_weight_bytes, 0});
   for (size_t i = 0; i < s.g.layers.size(); ++i) {
     p.units.push_back(
-        {"block " + std::to_string(i),
-         s.blocks[static_cast<size_t>(s.g.layers[i].block)].params * a.serve_weight_bytes,
+        {s.blocks[static_cast<size_t>(s.g.layers[i].block)].params * a.serve_weight_bytes,
          s.kv.layer_bytes_per_sequence[i]});
   }
-  p.units.push_back({"norm + head", s.final_params * a.serve_weight_bytes, 0});
+  p.units.push_back({s.final_params * a.serve_weight_bytes, 0});
+  if (s.g.tied) p.tied_head_bytes = s.embed_params * a.serve_weight_bytes;
+  Finish(p);
 
-  const double P = D(s.params.total);
   const double b = D(s.w.batch);
   auto& c = p.components;
-  c.push_back({"weights", P * a.serve_weight_bytes,
-               Params(P) + " x " + Number(a.serve_weight_bytes) + " B"});
-  c.push_back({"KV cache", b * s.kv.bytes_per_sequence,
-               std::to_string(s.w.batch) + " x " + Gigabytes(s.kv.bytes_per_sequence) + " per " +
-                   Grouped(static_cast<uint64_t>(s.w.context)) + "-token sequence" +
-                   (s.kv.sliding_layers ? " (sliding layers hold their window only)" : "")});
-  if (prefill) {
-    c.push_back({"prefill activations", prefill,
-                 "peak of one " + Grouped(static_cast<uint64_t>(a.prefill_tokens)) +
-                     "-token forward step"});
-  }
-  if (a.serve_runtime_gb) {
-    c.push_back({"runtime overhead", a.serve_runtime_gb * 1e9, "CUDA context, graphs, non-torch"});
-  }
+  c.push_back({MemoryItem::kWeights, D(s.params.total) * a.serve_weight_bytes});
+  c.push_back({MemoryItem::kKvCache, b * s.kv.bytes_per_sequence});
+  if (prefill) c.push_back({MemoryItem::kPrefill, prefill});
+  if (a.serve_runtime_gb) c.push_back({MemoryItem::kRuntime, a.serve_runtime_gb * 1e9});
   if (p.factor != 1) {
-    const double subtotal = p.Fixed() + p.PerSample() * b;
-    c.push_back({"overhead factor", subtotal * (p.factor - 1),
-                 "x " + Number(p.factor) + " (" + a.preset + " preset)"});
+    c.push_back({MemoryItem::kOverheadFactor, (p.Fixed() + p.PerSample() * b) * (p.factor - 1)});
   }
   return p;
 }
 
 }  // namespace
 
-double MemoryPlan::Fixed() const {
-  double n = per_card_fixed;
-  for (const MemoryUnit& u : units) n += u.fixed_bytes;
-  return n;
+std::string_view ModeName(MemoryMode mode) {
+  switch (mode) {
+    case MemoryMode::kFullFinetune:
+      return "full_finetune";
+    case MemoryMode::kLora:
+      return "lora";
+    case MemoryMode::kQlora:
+      return "qlora";
+    case MemoryMode::kServe:
+      return "serve";
+  }
+  return "";
 }
 
-double MemoryPlan::PerSample() const {
-  double n = per_card_per_sample;
-  for (const MemoryUnit& u : units) n += u.per_sample_bytes;
-  return n;
+std::string_view ItemName(MemoryItem item) {
+  switch (item) {
+    case MemoryItem::kWeights:
+      return "weights";
+    case MemoryItem::kGradients:
+      return "gradients";
+    case MemoryItem::kMasterWeights:
+      return "fp32 master weights";
+    case MemoryItem::kAdamFirstMoment:
+      return "AdamW first moment";
+    case MemoryItem::kAdamSecondMoment:
+      return "AdamW second moment";
+    case MemoryItem::kStateOverhead:
+      return "model-state overhead";
+    case MemoryItem::kFrozenBase:
+      return "frozen base weights";
+    case MemoryItem::kNf4Base:
+      return "NF4 base weights + block scales";
+    case MemoryItem::kUnquantized:
+      return "unquantized weights";
+    case MemoryItem::kDequantBuffer:
+      return "dequantization buffer";
+    case MemoryItem::kAdapters:
+      return "adapters + grads + AdamW";
+    case MemoryItem::kActivations:
+      return "activations";
+    case MemoryItem::kRecomputedBlock:
+      return "recomputed block";
+    case MemoryItem::kLogits:
+      return "logits";
+    case MemoryItem::kRuntime:
+      return "runtime overhead";
+    case MemoryItem::kKvCache:
+      return "KV cache";
+    case MemoryItem::kPrefill:
+      return "prefill activations";
+    case MemoryItem::kOverheadFactor:
+      return "overhead factor";
+  }
+  return "";
+}
+
+double MemoryPlan::Bytes(MemoryItem item) const {
+  for (const MemoryComponent& c : components) {
+    if (c.item == item) return c.bytes;
+  }
+  return 0;
 }
 
 uint64_t LoraParameters(const ModelGraph& graph, const Assumptions& a) {
+  const std::vector<uint64_t> uses = BlockUses(graph);
   uint64_t n = 0;
-  for (const LayerSpec& layer : graph.layers) {
-    for (const Node& node : graph.blocks[static_cast<size_t>(layer.block)].nodes) {
+  for (size_t b = 0; b < graph.blocks.size(); ++b) {
+    for (const Node& node : graph.blocks[b].nodes) {
       for (const TensorSpec& t : node.tensors) {
         if (t.role == TensorRole::kParameter && IsLoraTarget(t, a)) {
-          n += static_cast<uint64_t>(a.lora_rank * (t.linear_in + t.linear_out) * t.copies);
+          n += uses[b] *
+               static_cast<uint64_t>(a.lora_rank * (t.linear_in + t.linear_out) * t.copies);
         }
       }
     }
@@ -306,8 +320,13 @@ std::vector<MemoryPlan> PlanMemory(const ModelGraph& graph, const ParamCounts& p
     s.blocks.push_back(Facts(block, workload.seq, a));
     s.max_block_activation = std::max(s.max_block_activation, s.blocks.back().activation_per_token);
   }
-  return {TrainingPlan(s, MemoryMode::kFullFinetune), TrainingPlan(s, MemoryMode::kLora),
-          TrainingPlan(s, MemoryMode::kQlora), ServePlan(s)};
+  std::vector<MemoryPlan> plans;
+  plans.reserve(4);
+  plans.push_back(TrainingPlan(s, MemoryMode::kFullFinetune));
+  plans.push_back(TrainingPlan(s, MemoryMode::kLora));
+  plans.push_back(TrainingPlan(s, MemoryMode::kQlora));
+  plans.push_back(ServePlan(s));
+  return plans;
 }
 
 }  // namespace hubwatch

@@ -84,8 +84,7 @@ Count LayerParams(const ModelGraph& graph, size_t layer) {
 Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   Tally tally;
   for (const Node& node : graph.embeddings) tally.AddNode(node, 1);
-  std::vector<uint64_t> uses(graph.blocks.size(), 0);
-  for (const LayerSpec& layer : graph.layers) ++uses[static_cast<size_t>(layer.block)];
+  const std::vector<uint64_t> uses = BlockUses(graph);
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
     for (const Node& node : graph.blocks[b].nodes) tally.AddNode(node, uses[b]);
   }
@@ -112,19 +111,10 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   return counts;
 }
 
-void ForEachTensorSpec(const ModelGraph& graph,
-                       const std::function<void(const TensorSpec&, uint64_t)>& fn) {
+std::vector<uint64_t> BlockUses(const ModelGraph& graph) {
   std::vector<uint64_t> uses(graph.blocks.size(), 0);
   for (const LayerSpec& layer : graph.layers) ++uses[static_cast<size_t>(layer.block)];
-  auto visit = [&](const std::vector<Node>& nodes, uint64_t times) {
-    for (const Node& node : nodes) {
-      for (const TensorSpec& t : node.tensors) fn(t, times);
-    }
-  };
-  visit(graph.embeddings, 1);
-  for (size_t b = 0; b < graph.blocks.size(); ++b) visit(graph.blocks[b].nodes, uses[b]);
-  visit(graph.final_nodes, 1);
-  visit(graph.extra_nodes, 1);
+  return uses;
 }
 
 void ForEachTensor(const ModelGraph& graph,

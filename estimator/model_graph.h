@@ -12,8 +12,11 @@
 // Plain values built by BuildModelGraph (architectures.h); immutable afterwards, so safe to read
 // from many threads.
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -29,9 +32,32 @@ enum class TensorRole {
   kExtraOnDisk,  // stored in the checkpoint but not loaded (MTP layers, quantization scales)
 };
 
+// A tensor shape of up to four dimensions, held inline: a graph holds many, and allocating each
+// would dominate building it. Plain value type.
+class TensorShape {
+ public:
+  static constexpr size_t kMaxRank = 4;
+  TensorShape() = default;
+  // REQUIRES: dims.size() <= kMaxRank
+  TensorShape(std::initializer_list<int64_t> dims) {  // NOLINT: implicit by design
+    for (int64_t d : dims) dims_[rank_++] = d;
+  }
+  size_t size() const { return rank_; }
+  const int64_t* begin() const { return dims_.data(); }
+  const int64_t* end() const { return dims_.data() + rank_; }
+  std::vector<int64_t> ToVector() const { return {begin(), end()}; }
+  bool operator==(const std::vector<int64_t>& other) const {
+    return std::equal(begin(), end(), other.begin(), other.end());
+  }
+
+ private:
+  std::array<int64_t, kMaxRank> dims_{};
+  uint8_t rank_ = 0;
+};
+
 struct TensorSpec {
   std::string name;  // full checkpoint name; "{i}" layer, "{e}" expert index
-  std::vector<int64_t> shape;
+  TensorShape shape;
   TensorRole role = TensorRole::kParameter;
   // Whether the reference checkpoint of this architecture stores the tensor; counts towards
   // params.on_disk only when true. Buffers some conversions store and others not are false.
@@ -144,10 +170,24 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph);
 Count NodeParams(const Node& node);
 Count LayerParams(const ModelGraph& graph, size_t layer);
 
+// How many layers use each block template.
+std::vector<uint64_t> BlockUses(const ModelGraph& graph);
+
 // Calls fn(spec, times) for every tensor template, `times` being how many layers use it (1
 // outside the blocks). Cheap: names are not expanded.
-void ForEachTensorSpec(const ModelGraph& graph,
-                       const std::function<void(const TensorSpec& spec, uint64_t times)>& fn);
+template <class Fn>
+void ForEachTensorSpec(const ModelGraph& graph, Fn&& fn) {
+  const std::vector<uint64_t> uses = BlockUses(graph);
+  auto visit = [&](const std::vector<Node>& nodes, uint64_t times) {
+    for (const Node& node : nodes) {
+      for (const TensorSpec& t : node.tensors) fn(t, times);
+    }
+  };
+  visit(graph.embeddings, 1);
+  for (size_t b = 0; b < graph.blocks.size(); ++b) visit(graph.blocks[b].nodes, uses[b]);
+  visit(graph.final_nodes, 1);
+  visit(graph.extra_nodes, 1);
+}
 
 // Calls fn(name, spec, layer) for every tensor with its name expanded ({i}, {e}); layer is -1
 // outside the blocks. Expert tensors are visited once per expert.
@@ -157,5 +197,6 @@ void ForEachTensor(
 
 // "[256000, 3584]"
 std::string ShapeString(const std::vector<int64_t>& shape);
+inline std::string ShapeString(const TensorShape& shape) { return ShapeString(shape.ToVector()); }
 
 }  // namespace hubwatch

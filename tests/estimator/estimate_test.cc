@@ -24,30 +24,30 @@ EstimateInput Seed() {
   return in;
 }
 
-const MemoryPlan& Plan(const Estimate& e, const std::string& name) {
+const MemoryPlan& Plan(const Estimate& e, MemoryMode mode) {
   for (const MemoryPlan& p : e.memory) {
-    if (p.name == name) return p;
+    if (p.mode == mode) return p;
   }
-  ADD_FAILURE() << "no plan " << name;
+  ADD_FAILURE() << "no plan " << ModeName(mode);
   return e.memory.front();
 }
 
-const ModeFit& FitOn(const Estimate& e, const std::string& card, const std::string& mode) {
+const ModeFit& FitOn(const Estimate& e, const std::string& card, MemoryMode mode) {
   for (const CardFit& f : e.fit) {
     if (f.card.id != card) continue;
     for (const ModeFit& m : f.modes) {
       if (m.mode == mode) return m;
     }
   }
-  ADD_FAILURE() << "no fit " << card << " " << mode;
+  ADD_FAILURE() << "no fit " << card << " " << ModeName(mode);
   return e.fit.front().modes.front();
 }
 
-double Component(const MemoryPlan& p, const std::string& name) {
+double Component(const MemoryPlan& p, MemoryItem item) {
   for (const MemoryComponent& c : p.components) {
-    if (c.name == name) return c.bytes;
+    if (c.item == item) return c.bytes;
   }
-  ADD_FAILURE() << "no component " << name << " in " << p.name;
+  ADD_FAILURE() << "no component " << ItemName(item) << " in " << p.name();
   return 0;
 }
 
@@ -67,19 +67,20 @@ TEST(GroundTruth, KvBytesPerToken) {
 // 54,018,048.
 TEST(SeedCrossCheck, Gemma2_9bIt) {
   const Estimate e = EstimateFor("google/gemma-2-9b-it", Seed());
-  const MemoryPlan& serve = Plan(e, "serve");
-  EXPECT_NEAR(Component(serve, "weights") / 1e9, 18.5, 0.05);
+  const MemoryPlan& serve = Plan(e, MemoryMode::kServe);
+  EXPECT_NEAR(Component(serve, MemoryItem::kWeights) / 1e9, 18.5, 0.05);
   EXPECT_EQ(e.kv.context, 4096);
   EXPECT_NEAR(e.kv.bytes_per_sequence / 1e9, 1.41, 0.005);
-  EXPECT_EQ(FitOn(e, "a100-40gb", "serve").max_batch, 11);
-  EXPECT_EQ(FitOn(e, "a100-80gb", "serve").max_batch, 36);
-  EXPECT_EQ(FitOn(e, "h200-141gb", "serve").max_batch, 73);
+  EXPECT_EQ(FitOn(e, "a100-40gb", MemoryMode::kServe).max_batch, 11);
+  EXPECT_EQ(FitOn(e, "a100-80gb", MemoryMode::kServe).max_batch, 36);
+  EXPECT_EQ(FitOn(e, "h200-141gb", MemoryMode::kServe).max_batch, 73);
   EXPECT_EQ(e.lora_params, 54018048u);
   // The seed's full fine-tune preset: 1.2 x 16 B per parameter of model states.
-  const MemoryPlan& full = Plan(e, "full_finetune");
+  const MemoryPlan& full = Plan(e, MemoryMode::kFullFinetune);
   double states = 0;
-  for (const char* c : {"weights", "gradients", "fp32 master weights", "AdamW first moment",
-                        "AdamW second moment", "model-state overhead"}) {
+  for (MemoryItem c :
+       {MemoryItem::kWeights, MemoryItem::kGradients, MemoryItem::kMasterWeights,
+        MemoryItem::kAdamFirstMoment, MemoryItem::kAdamSecondMoment, MemoryItem::kStateOverhead}) {
     states += Component(full, c);
   }
   EXPECT_DOUBLE_EQ(states, 1.2 * 16 * 9241705984.0);
@@ -93,7 +94,7 @@ TEST(Memory, ComponentsSumToTheTotal) {
       in.workload.batch = 3;
       const Estimate e = EstimateFor(repo, in);
       for (const MemoryPlan& p : e.memory) {
-        SCOPED_TRACE(std::string(repo) + " " + p.name);
+        SCOPED_TRACE(std::string(repo) + " " + std::string(p.name()));
         double sum = 0;
         for (const MemoryComponent& c : p.components) sum += c.bytes;
         EXPECT_NEAR(sum, p.TotalAt(3), 1e-6 * sum);
@@ -104,7 +105,7 @@ TEST(Memory, ComponentsSumToTheTotal) {
 
 TEST(Memory, FullFineTuneIsSixteenBytesPerParamPlusActivations) {
   const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf");
-  const MemoryPlan& full = Plan(e, "full_finetune");
+  const MemoryPlan& full = Plan(e, MemoryMode::kFullFinetune);
   EXPECT_DOUBLE_EQ(full.Fixed() - 1e9, 16.0 * 6738415616.0);
   // Llama-2-7b, SDPA, per token per layer: 2 RMSNorms (2 x (4096*2 + 4)), attention (input 4096 +
   // q, k, v, out 4 x 4096, bf16, + fp32 LSE 32 x 4), MLP (4096 + 4 x 11008, bf16).
@@ -117,10 +118,12 @@ TEST(Memory, EagerAttentionStoresScoresAndCheckpointingDropsThem) {
   EstimateInput sdpa, eager, ckpt;
   eager.assumptions.eager_attention = true;
   ckpt.assumptions.gradient_checkpointing = true;
-  const double a = Plan(EstimateFor("meta-llama/Llama-2-7b-hf", sdpa), "full_finetune").PerSample();
+  const double a =
+      Plan(EstimateFor("meta-llama/Llama-2-7b-hf", sdpa), MemoryMode::kFullFinetune).PerSample();
   const double b =
-      Plan(EstimateFor("meta-llama/Llama-2-7b-hf", eager), "full_finetune").PerSample();
-  const double c = Plan(EstimateFor("meta-llama/Llama-2-7b-hf", ckpt), "full_finetune").PerSample();
+      Plan(EstimateFor("meta-llama/Llama-2-7b-hf", eager), MemoryMode::kFullFinetune).PerSample();
+  const double c =
+      Plan(EstimateFor("meta-llama/Llama-2-7b-hf", ckpt), MemoryMode::kFullFinetune).PerSample();
   // Eager adds heads x seq scores per token per layer (bf16) and drops the fp32 LSE.
   EXPECT_DOUBLE_EQ(b - a, 2048.0 * 32 * (32.0 * 2048 * 2 - 32 * 4));
   // Checkpointing keeps each block's input and recomputes one block at a time.
@@ -130,7 +133,7 @@ TEST(Memory, EagerAttentionStoresScoresAndCheckpointingDropsThem) {
 
 TEST(Memory, QloraBaseIsAboutHalfAByteAndServingHonoursSlidingWindows) {
   const Estimate e = EstimateFor("mistralai/Mistral-7B-v0.1");
-  const double nf4 = Component(Plan(e, "qlora"), "NF4 base weights + block scales");
+  const double nf4 = Component(Plan(e, MemoryMode::kQlora), MemoryItem::kNf4Base);
   const double linear =
       7241732096.0 - 2 * 32000.0 * 4096 - 65.0 * 4096;  // minus embed, head, norms
   EXPECT_NEAR(nf4 / linear, 0.5 + 1.0 / 64 + 4.0 / (64 * 256), 1e-4);
@@ -150,11 +153,11 @@ TEST(Fit, BorderlineHoldsOnTheEstimateButNotWithTheMargin) {
   const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf");
   for (const CardFit& f : e.fit) {
     for (const ModeFit& m : f.modes) {
-      const double cap = f.card.memory_gb * 1e9 * (m.mode == "serve" ? 0.9 : 1.0);
+      const double cap = f.card.memory_gb * 1e9 * (m.mode == MemoryMode::kServe ? 0.9 : 1.0);
       const Verdict want = m.bytes_at_batch1 * 1.43 <= cap ? Verdict::kFits
                            : m.bytes_at_batch1 <= cap      ? Verdict::kBorderline
                                                            : Verdict::kNo;
-      EXPECT_EQ(m.verdict, want) << f.card.id << " " << m.mode;
+      EXPECT_EQ(m.verdict, want) << f.card.id << " " << ModeName(m.mode);
       EXPECT_LE(m.safe_batch, m.max_batch);
     }
   }
@@ -162,15 +165,23 @@ TEST(Fit, BorderlineHoldsOnTheEstimateButNotWithTheMargin) {
 
 TEST(Fit, TooLargeForOneCardIsSplitIntoNamedBlockRanges) {
   const Estimate e = EstimateFor("google/gemma-2-9b-it");
-  const ModeFit& full = FitOn(e, "a100-40gb", "full_finetune");
+  const ModeFit& full = FitOn(e, "a100-40gb", MemoryMode::kFullFinetune);
   ASSERT_EQ(full.verdict, Verdict::kNo);
   ASSERT_TRUE(full.split.has_value());
   // 148 GB of model states over 40 GB cards: at least 4 cards.
   EXPECT_GE(full.split->cards, 4);
-  EXPECT_EQ(full.split->ranges.size(), static_cast<size_t>(full.split->cards));
-  EXPECT_EQ(full.split->ranges.front().rfind("embed + blocks 0-", 0), 0u)
-      << full.split->ranges.front();
-  EXPECT_NE(full.split->ranges.back().find("41 + norm + head"), std::string::npos);
+  ASSERT_EQ(full.split->unit_ranges.size(), static_cast<size_t>(full.split->cards));
+  const auto [f0, f1] = full.split->unit_ranges.front();
+  const auto [l0, l1] = full.split->unit_ranges.back();
+  EXPECT_EQ(SplitRangeLabel(44, f0, f1).rfind("embed + blocks 0-", 0), 0u);
+  EXPECT_NE(SplitRangeLabel(44, l0, l1).find("41 + norm + head"), std::string::npos);
+  // Contiguous and complete: every unit on exactly one card.
+  size_t next = 0;
+  for (const auto& [first, last] : full.split->unit_ranges) {
+    EXPECT_EQ(first, next);
+    next = last + 1;
+  }
+  EXPECT_EQ(next, 44u);
   EXPECT_GE(full.split->max_batch, 1);
 }
 
@@ -180,7 +191,7 @@ TEST(Cost, RooflineSixNTokensForFullFineTune) {
     if (c.card != "h100-80gb") continue;
     const double tokens = 10.0 * 50000 * 2048;
     const double n = 9241705984.0;
-    EXPECT_DOUBLE_EQ(c.flops, (c.mode == "full_finetune" ? 6 : 4) * n * tokens);
+    EXPECT_DOUBLE_EQ(c.flops, (c.mode == MemoryMode::kFullFinetune ? 6 : 4) * n * tokens);
     if (c.cards) {
       EXPECT_NEAR(c.hours, c.flops / (989e12 * 0.4) / 3600, 1e-9);
     }

@@ -1,0 +1,24 @@
+#pragma once
+
+// Renderings of an Estimate: the machine form (JSON, schema/estimate.schema.json), a readable
+// text report and its Markdown twin. Both human forms show the same sections: parameters, KV
+// cache, memory per mode, fit per card, cost, structure, checkpoint comparison, lints and every
+// assumption. Pure functions; thread-safe.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "estimator/estimate.h"
+
+namespace hubwatch {
+
+inline constexpr const char kEstimateSchemaId[] = "hubwatch.estimate/1";
+
+nlohmann::json EstimateToJson(const Estimate& estimate);
+std::string RenderText(const Estimate& estimate);
+std::string RenderMarkdown(const Estimate& estimate);
+
+// Layer index ranges of each block template: "0-41", "0, 2-26".
+std::string LayerRanges(const ModelGraph& graph, int block);
+
+}  // namespace hubwatch
