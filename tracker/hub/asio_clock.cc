@@ -1,0 +1,53 @@
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <unordered_map>
+
+#include "tracker/hub/clock.h"
+
+namespace hubwatch::hub {
+namespace {
+
+class AsioClock final : public Clock {
+ public:
+  explicit AsioClock(boost::asio::io_context& io) : io_(io) {}
+  ~AsioClock() override {
+    for (auto& [id, timer] : timers_) timer->cancel();
+  }
+
+  SteadyTime Now() const override { return std::chrono::steady_clock::now(); }
+  WallTime WallNow() const override { return std::chrono::system_clock::now(); }
+
+  TimerId RunAt(SteadyTime deadline, std::function<void()> fn) override {
+    const TimerId id = ++last_id_;
+    auto timer = std::make_shared<boost::asio::steady_timer>(io_, deadline);
+    timers_[id] = timer;
+    std::weak_ptr<bool> alive = alive_;
+    timer->async_wait([this, id, alive, timer, fn = std::move(fn)](boost::system::error_code ec) {
+      if (ec || alive.expired()) return;
+      timers_.erase(id);
+      fn();
+    });
+    return id;
+  }
+
+  void Cancel(TimerId id) override {
+    auto it = timers_.find(id);
+    if (it == timers_.end()) return;
+    it->second->cancel();
+    timers_.erase(it);
+  }
+
+ private:
+  boost::asio::io_context& io_;
+  TimerId last_id_ = 0;
+  std::unordered_map<TimerId, std::shared_ptr<boost::asio::steady_timer>> timers_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace
+
+std::unique_ptr<Clock> MakeAsioClock(boost::asio::io_context& io) {
+  return std::make_unique<AsioClock>(io);
+}
+
+}  // namespace hubwatch::hub

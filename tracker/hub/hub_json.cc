@@ -1,0 +1,267 @@
+#include "tracker/hub/hub_json.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace hubwatch::hub {
+namespace {
+
+using nlohmann::json;
+
+// Field access that reports what is wrong instead of throwing.
+class Reader {
+ public:
+  Reader(const std::string& url, std::string what) : url_(url), what_(std::move(what)) {}
+
+  std::optional<json> Parse(std::string_view body) {
+    json root = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+    if (root.is_discarded()) {
+      Fail("body is not valid JSON (" + std::to_string(body.size()) + " bytes)");
+      return std::nullopt;
+    }
+    return root;
+  }
+
+  std::string String(const json& obj, const char* key, bool required = true) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+      if (required) Fail(std::string("missing \"") + key + "\"");
+      return "";
+    }
+    if (!it->is_string()) {
+      Fail(std::string("\"") + key + "\" is not a string");
+      return "";
+    }
+    return it->get<std::string>();
+  }
+
+  std::optional<std::string> OptString(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) {
+      Fail(std::string("\"") + key + "\" is not a string");
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  }
+
+  std::optional<uint64_t> OptUnsigned(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0)) {
+      Fail(std::string("\"") + key + "\" is not a non-negative integer");
+      return std::nullopt;
+    }
+    return it->get<uint64_t>();
+  }
+
+  std::optional<bool> OptBool(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) {
+      Fail(std::string("\"") + key + "\" is not a boolean");
+      return std::nullopt;
+    }
+    return it->get<bool>();
+  }
+
+  std::optional<GatedMode> OptGated(const json& obj) {
+    auto it = obj.find("gated");
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (it->is_boolean() && !it->get<bool>()) return GatedMode::kNotGated;
+    if (it->is_string() && *it == "auto") return GatedMode::kAuto;
+    if (it->is_string() && *it == "manual") return GatedMode::kManual;
+    if (it->is_boolean()) return GatedMode::kAuto;  // true: gated, mode unknown
+    Fail("\"gated\" is neither false, \"auto\" nor \"manual\"");
+    return std::nullopt;
+  }
+
+  std::optional<LfsInfo> OptLfs(const json& obj, const char* oid_key) {
+    auto it = obj.find("lfs");
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object()) {
+      Fail("\"lfs\" is not an object");
+      return std::nullopt;
+    }
+    LfsInfo lfs;
+    lfs.oid = String(*it, oid_key);
+    lfs.size = OptUnsigned(*it, "size").value_or(0);
+    lfs.pointer_size = OptUnsigned(*it, "pointerSize").value_or(0);
+    return lfs;
+  }
+
+  bool RequireArray(const json& v, const std::string& what) {
+    if (!v.is_array()) Fail(what + " is not an array");
+    return v.is_array();
+  }
+  bool RequireObject(const json& v, const std::string& what) {
+    if (!v.is_object()) Fail(what + " is not an object");
+    return v.is_object();
+  }
+
+  void Fail(std::string why) {
+    if (!error_) error_ = ProtocolError(what_ + ": " + std::move(why), url_, 200);
+  }
+  bool failed() const { return error_.has_value(); }
+  const HubError& error() const { return *error_; }
+
+ private:
+  const std::string& url_;
+  std::string what_;
+  std::optional<HubError> error_;
+};
+
+std::vector<GitRef> ParseRefList(Reader& r, const json& root, const char* key) {
+  std::vector<GitRef> refs;
+  auto it = root.find(key);
+  if (it == root.end() || it->is_null()) return refs;
+  if (!r.RequireArray(*it, std::string("\"") + key + "\"")) return refs;
+  for (const json& item : *it) {
+    if (!r.RequireObject(item, std::string("an entry of \"") + key + "\"")) break;
+    refs.push_back({r.String(item, "name"), r.String(item, "ref"), r.String(item, "targetCommit")});
+  }
+  return refs;
+}
+
+}  // namespace
+
+HubResult<RepoRefs> ParseRefsJson(std::string_view body, const std::string& url) {
+  Reader r(url, "refs");
+  auto root = r.Parse(body);
+  if (!root) return r.error();
+  if (!r.RequireObject(*root, "body")) return r.error();
+  RepoRefs refs;
+  refs.branches = ParseRefList(r, *root, "branches");
+  refs.tags = ParseRefList(r, *root, "tags");
+  refs.converts = ParseRefList(r, *root, "converts");
+  refs.pull_requests = ParseRefList(r, *root, "pullRequests");
+  if (r.failed()) return r.error();
+  return refs;
+}
+
+HubResult<std::vector<CommitInfo>> ParseCommitsJson(std::string_view body, const std::string& url) {
+  Reader r(url, "commits");
+  auto root = r.Parse(body);
+  if (!root) return r.error();
+  if (!r.RequireArray(*root, "body")) return r.error();
+  std::vector<CommitInfo> commits;
+  for (const json& item : *root) {
+    if (!r.RequireObject(item, "a commit")) break;
+    CommitInfo c;
+    c.id = r.String(item, "id");
+    c.title = r.String(item, "title");
+    c.message = r.String(item, "message", /*required=*/false);
+    c.date = r.String(item, "date");
+    if (auto it = item.find("authors"); it != item.end() && r.RequireArray(*it, "\"authors\"")) {
+      for (const json& a : *it) {
+        if (!r.RequireObject(a, "an author")) break;
+        c.authors.push_back(r.String(a, "user"));
+      }
+    }
+    if (r.failed()) break;
+    commits.push_back(std::move(c));
+  }
+  if (r.failed()) return r.error();
+  return commits;
+}
+
+HubResult<std::vector<TreeEntry>> ParseTreeJson(std::string_view body, const std::string& url) {
+  Reader r(url, "tree");
+  auto root = r.Parse(body);
+  if (!root) return r.error();
+  if (!r.RequireArray(*root, "body")) return r.error();
+  std::vector<TreeEntry> entries;
+  for (const json& item : *root) {
+    if (!r.RequireObject(item, "a tree entry")) break;
+    TreeEntry e;
+    e.type = r.String(item, "type");
+    e.oid = r.String(item, "oid", /*required=*/false);
+    e.size = r.OptUnsigned(item, "size").value_or(0);
+    e.path = r.String(item, "path");
+    e.lfs = r.OptLfs(item, "oid");
+    e.xet_hash = r.OptString(item, "xetHash");
+    if (auto it = item.find("lastCommit"); it != item.end() && it->is_object()) {
+      e.last_commit =
+          LastCommit{r.String(*it, "id"), r.String(*it, "title"), r.String(*it, "date")};
+    }
+    if (r.failed()) break;
+    entries.push_back(std::move(e));
+  }
+  if (r.failed()) return r.error();
+  return entries;
+}
+
+HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string& url) {
+  Reader r(url, "model info");
+  auto root = r.Parse(body);
+  if (!root) return r.error();
+  if (!r.RequireObject(*root, "body")) return r.error();
+  const json& o = *root;
+  ModelInfo info;
+  info.internal_id = r.String(o, "_id", /*required=*/false);
+  info.id = r.String(o, "id");
+  info.author = r.OptString(o, "author");
+  info.sha = r.OptString(o, "sha");
+  info.last_modified = r.OptString(o, "lastModified");
+  info.created_at = r.OptString(o, "createdAt");
+  info.is_private = r.OptBool(o, "private");
+  info.gated = r.OptGated(o);
+  info.disabled = r.OptBool(o, "disabled");
+  info.pipeline_tag = r.OptString(o, "pipeline_tag");
+  info.library_name = r.OptString(o, "library_name");
+  if (auto it = o.find("tags"); it != o.end() && r.RequireArray(*it, "\"tags\"")) {
+    for (const json& t : *it) {
+      if (t.is_string()) info.tags.push_back(t.get<std::string>());
+    }
+  }
+  if (auto it = o.find("siblings"); it != o.end() && r.RequireArray(*it, "\"siblings\"")) {
+    for (const json& s : *it) {
+      if (!r.RequireObject(s, "a sibling")) break;
+      Sibling sibling;
+      sibling.rfilename = r.String(s, "rfilename");
+      sibling.size = r.OptUnsigned(s, "size");
+      sibling.blob_id = r.OptString(s, "blobId");
+      sibling.lfs = r.OptLfs(s, "sha256");
+      info.siblings.push_back(std::move(sibling));
+    }
+  }
+  if (auto it = o.find("safetensors"); it != o.end() && r.RequireObject(*it, "\"safetensors\"")) {
+    if (auto p = it->find("parameters"); p != it->end() && r.RequireObject(*p, "parameters")) {
+      for (auto d = p->begin(); d != p->end(); ++d) {
+        if (!d->is_number_unsigned()) {
+          r.Fail("safetensors.parameters." + d.key() + " is not a count");
+          break;
+        }
+        info.safetensors_parameters[d.key()] = d->get<uint64_t>();
+      }
+    }
+    info.safetensors_total = r.OptUnsigned(*it, "total");
+  }
+  if (r.failed()) return r.error();
+  info.raw_json = std::string(body);
+  return info;
+}
+
+HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
+                                                        const std::string& url) {
+  Reader r(url, "model list");
+  auto root = r.Parse(body);
+  if (!root) return r.error();
+  if (!r.RequireArray(*root, "body")) return r.error();
+  std::vector<ModelSummary> models;
+  for (const json& item : *root) {
+    if (!r.RequireObject(item, "a model")) break;
+    ModelSummary m;
+    m.id = r.String(item, "id");
+    m.sha = r.OptString(item, "sha");
+    m.last_modified = r.OptString(item, "lastModified");
+    m.gated = r.OptGated(item);
+    m.is_private = r.OptBool(item, "private").value_or(false);
+    if (r.failed()) break;
+    models.push_back(std::move(m));
+  }
+  if (r.failed()) return r.error();
+  return models;
+}
+
+}  // namespace hubwatch::hub
