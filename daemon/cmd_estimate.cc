@@ -208,7 +208,11 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   }
   Result<Estimate> estimate = EstimateModelFromText(*config, p.input);
   if (!estimate.ok()) {
-    return fail({ErrorCode::kInvalidInput, p.config_path + ": " + estimate.error().message});
+    // The estimator names the file "config.json"; name the one the user gave instead.
+    std::string message = estimate.error().message;
+    constexpr std::string_view kPrefix = "config.json: ";
+    if (message.rfind(kPrefix, 0) == 0) message.erase(0, kPrefix.size());
+    return fail({ErrorCode::kInvalidInput, p.config_path + ": " + message});
   }
   switch (p.format) {
     case Format::kJson:

@@ -58,7 +58,8 @@ void ApplyFp8BlockQuantization(ConfigReader& config, ModelGraph& g) {
     for (TensorSpec& t : node.tensors) {
       if (!t.is_linear() || t.name.find("eh_proj") != std::string::npos) continue;
       bool skipped = false;
-      for (const std::string& s : skip) skipped |= t.name.find(s) != std::string::npos;
+      const std::string full_name = TensorName(node, t);
+      for (const std::string& s : skip) skipped |= full_name.find(s) != std::string::npos;
       if (skipped) continue;
       t.dtype = "F8_E4M3";
       TensorSpec scale;
@@ -122,10 +123,10 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
   const std::string torch_dtype = reader.String({"torch_dtype", "dtype"}, "");
   g.dtype = build::SafetensorsDtype(torch_dtype);
   if (g.dtype.empty()) {
-    g.dtype = "BF16";
-    reader.Note(torch_dtype.empty() ? "torch_dtype absent: checkpoint assumed bfloat16"
-                                    : "torch_dtype \"" + torch_dtype +
-                                          "\" not recognised: checkpoint assumed bfloat16");
+    g.dtype = "F32";  // what transformers loads when the config does not say
+    reader.Note(torch_dtype.empty()
+                    ? "torch_dtype absent: float32, transformers' default"
+                    : "torch_dtype \"" + torch_dtype + "\" not recognised: float32 assumed");
   }
   if (g.max_positions == 0) {
     g.max_positions = reader.Positive({"max_position_embeddings", "n_positions"}, kMaxPositions, 0,

@@ -91,7 +91,9 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
   }
   for (const auto& [name, e] : expected) {
     if (!e.seen && e.spec->role == TensorRole::kParameter) {
-      c.missing.push_back(name);
+      // Name it as the checkpoint would.
+      c.missing.push_back(
+          c.prefix_stripped && name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name);
       c.missing_elements += e.spec->ElementsPerCopy().value();
     }
   }

@@ -13,8 +13,12 @@ std::string PerParam(double params, double bytes) {
 
 std::string PerToken(const MemoryPlan& plan, double bytes, const std::string& suffix = "") {
   const double tokens = static_cast<double>(plan.batch) * static_cast<double>(plan.tokens);
+  const double per_token = bytes / tokens;
   return std::to_string(plan.batch) + " x " + Grouped(static_cast<uint64_t>(plan.tokens)) +
-         " tokens x " + Number(bytes / tokens / 1e3, 2) + " kB" + suffix;
+         " tokens x " +
+         (per_token >= 1e6 ? Number(per_token / 1e6, 2) + " MB"
+                           : Number(per_token / 1e3, 2) + " kB") +
+         suffix;
 }
 
 }  // namespace

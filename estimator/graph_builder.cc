@@ -6,7 +6,7 @@ namespace hubwatch::build {
 
 TensorSpec& AddTensor(Node& node, const std::string& name, TensorShape shape, TensorRole role) {
   TensorSpec t;
-  t.name = node.module.empty() ? name : node.module + "." + name;
+  t.name = name;
   t.shape = std::move(shape);
   t.role = role;
   node.tensors.push_back(std::move(t));

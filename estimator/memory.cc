@@ -12,10 +12,13 @@ double D(uint64_t v) { return static_cast<double>(v); }
 double D(int64_t v) { return static_cast<double>(v); }
 
 // "model.layers.{i}.self_attn.q_proj.weight" -> "q_proj"
-std::string ModuleName(const std::string& tensor_name) {
+// "q_proj.weight" -> "q_proj"; "experts.{e}.w1.weight" -> "w1"
+std::string_view ModuleName(std::string_view tensor_name) {
   const size_t end = tensor_name.rfind('.');
-  const size_t begin = tensor_name.rfind('.', end - 1);
-  return tensor_name.substr(begin + 1, end - begin - 1);
+  if (end == std::string_view::npos) return {};
+  const size_t dot = tensor_name.rfind('.', end - 1);
+  const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
+  return tensor_name.substr(begin, end - begin);
 }
 
 bool IsLoraTarget(const TensorSpec& t, const Assumptions& a) {

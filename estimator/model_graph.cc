@@ -121,7 +121,7 @@ void ForEachTensor(const ModelGraph& graph,
                    const std::function<void(const std::string&, const TensorSpec&, int64_t)>& fn) {
   auto visit = [&](const Node& node, int64_t layer) {
     for (const TensorSpec& t : node.tensors) {
-      std::string name = t.name;
+      std::string name = TensorName(node, t);
       if (layer >= 0) ReplaceAll(name, "{i}", std::to_string(layer));
       if (t.copies == 1 && name.find("{e}") == std::string::npos) {
         fn(name, t, layer);
@@ -142,6 +142,12 @@ void ForEachTensor(const ModelGraph& graph,
   }
   for (const Node& node : graph.final_nodes) visit(node, -1);
   for (const Node& node : graph.extra_nodes) visit(node, -1);
+}
+
+std::string TensorName(const Node& node, const TensorSpec& tensor) {
+  if (node.module.empty()) return tensor.name;
+  if (tensor.name.empty()) return node.module;
+  return node.module + "." + tensor.name;
 }
 
 std::string ShapeString(const std::vector<int64_t>& shape) {

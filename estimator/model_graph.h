@@ -56,7 +56,7 @@ class TensorShape {
 };
 
 struct TensorSpec {
-  std::string name;  // full checkpoint name; "{i}" layer, "{e}" expert index
+  std::string name;  // under the node's module ("q_proj.weight"); "{e}" expert index
   TensorShape shape;
   TensorRole role = TensorRole::kParameter;
   // Whether the reference checkpoint of this architecture stores the tensor; counts towards
@@ -194,6 +194,10 @@ void ForEachTensorSpec(const ModelGraph& graph, Fn&& fn) {
 void ForEachTensor(
     const ModelGraph& graph,
     const std::function<void(const std::string& name, const TensorSpec& spec, int64_t layer)>& fn);
+
+// The tensor's checkpoint name with "{i}"/"{e}" unexpanded:
+// "model.layers.{i}.self_attn.q_proj.weight".
+std::string TensorName(const Node& node, const TensorSpec& tensor);
 
 // "[256000, 3584]"
 std::string ShapeString(const std::vector<int64_t>& shape);

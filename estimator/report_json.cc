@@ -10,7 +10,7 @@ nlohmann::json StructureJson(const ModelGraph& g, int64_t seq) {
   auto node_json = [&](const Node& n) {
     nlohmann::json tensors = nlohmann::json::array();
     for (const TensorSpec& t : n.tensors) {
-      nlohmann::json j = {{"name", t.name}, {"shape", t.shape.ToVector()}};
+      nlohmann::json j = {{"name", TensorName(n, t)}, {"shape", t.shape.ToVector()}};
       if (t.role != TensorRole::kParameter) {
         j["role"] = t.role == TensorRole::kBuffer     ? "buffer"
                     : t.role == TensorRole::kTiedCopy ? "tied_copy"

@@ -1,0 +1,187 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.h"
+
+namespace hubwatch::cli {
+namespace {
+
+const std::string kFixtures = HUBWATCH_FIXTURES_DIR;
+const std::string kGemma = kFixtures + "/models/google__gemma-2-9b-it.config.json";
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Outcome Estimate(Args args) {
+  std::ostringstream out, err;
+  const int code = RunEstimate(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A temporary file holding `content`, removed when the test ends.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    path_ = ::testing::TempDir() + "hubwatch_cli_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+            std::to_string(counter_++) + ".json";
+    std::ofstream(path_, std::ios::binary) << content;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+void ExpectOneLineError(const Outcome& r, const std::string& needle) {
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("hubwatch estimate: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+TEST(CliEstimate, DefaultReportHasEverySection) {
+  const Outcome r = Estimate({kGemma});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty());
+  for (const char* section : {"Parameters", "KV cache", "Memory (batch 1)", "Fit per card",
+                              "Training cost", "Structure", "Lints", "Assumptions"}) {
+    EXPECT_NE(r.out.find(section), std::string::npos) << section;
+  }
+  EXPECT_NE(r.out.find("9,241,705,984"), std::string::npos);
+}
+
+TEST(CliEstimate, JsonIsTheMachineForm) {
+  const Outcome r = Estimate({kGemma, "--json", "--preset", "seed"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "hubwatch.estimate/1");
+  EXPECT_EQ(j["params"]["total"], 9241705984u);
+  EXPECT_EQ(j["params"]["on_disk"], 9241705984u);
+  EXPECT_EQ(j["params"]["active"], 9241705984u);
+  EXPECT_EQ(j["kv_cache"]["bytes_per_token"], 344064);
+  EXPECT_EQ(j["memory"].size(), 4u);
+  EXPECT_EQ(j["fit"].size(), 10u);
+  for (const nlohmann::json& f : j["fit"]) {
+    if (f["card"] == "a100-80gb") {
+      EXPECT_EQ(f["modes"]["serve"]["max_batch"], 36);
+    }
+  }
+}
+
+TEST(CliEstimate, MarkdownTwinHasTheSameSections) {
+  const Outcome r = Estimate({kGemma, "--markdown"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("# hubwatch estimate", 0), 0u);
+  EXPECT_NE(r.out.find("## Fit per card"), std::string::npos);
+  EXPECT_NE(r.out.find("| --- |"), std::string::npos);
+}
+
+TEST(CliEstimate, OptionsReachTheEstimate) {
+  const Outcome r = Estimate({kGemma, "--json", "--seq", "4096", "--batch", "2", "--context",
+                              "8192", "--lora-rank", "8", "--lora-targets", "q_proj,v_proj",
+                              "--cards", "h100,l4,mine=48:200:1.5", "--set", "serve.kv_bytes=1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["workload"]["seq"], 4096);
+  EXPECT_EQ(j["workload"]["batch"], 2);
+  EXPECT_EQ(j["kv_cache"]["context"], 8192);
+  EXPECT_EQ(j["kv_cache"]["bytes_per_token"], 344064 / 2);
+  // q_proj 3584 -> 4096 and v_proj 3584 -> 2048 at rank 8, 42 layers.
+  EXPECT_EQ(j["params"]["lora_adapter"], 42u * 8u * ((3584 + 4096) + (3584 + 2048)));
+  ASSERT_EQ(j["fit"].size(), 3u);
+  EXPECT_EQ(j["fit"][2]["card"], "mine");
+  EXPECT_EQ(j["fit"][2]["memory_gb"], 48.0);
+}
+
+TEST(CliEstimate, HeaderFilesInBothForms) {
+  const std::string json_header = kFixtures + "/safetensors/gpt2.header.json";
+  std::ifstream in(json_header, std::ios::binary);
+  std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    file[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  TempFile prefixed(file + header + std::string(64, '\0'));  // a truncated .safetensors file
+  for (const std::string& path : {json_header, prefixed.path()}) {
+    const Outcome r = Estimate({kFixtures + "/models/openai-community__gpt2.config.json",
+                                "--safetensors-header", path, "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["checkpoint"]["parameter_delta"], 0);
+    EXPECT_EQ(j["checkpoint"]["buffer_elements"], 12582912);
+  }
+}
+
+TEST(CliEstimate, BadInputIsOneClearLineAndExitTwo) {
+  const nlohmann::json base = nlohmann::json::parse(std::ifstream(kGemma));
+  auto with = [&](const char* key, nlohmann::json value) {
+    nlohmann::json c = base;
+    if (value.is_null()) {
+      c.erase(key);
+    } else {
+      c[key] = value;
+    }
+    return c.dump();
+  };
+  TempFile not_json("{\"model_type\": \"gemma2\", ");
+  TempFile missing(with("hidden_size", nullptr));
+  TempFile zero(with("num_hidden_layers", 0));
+  TempFile negative(with("intermediate_size", -14336));
+  TempFile absurd(with("vocab_size", 1000000000000));
+  TempFile unknown(with("model_type", "mamba"));
+  TempFile array("[1, 2, 3]");
+  ExpectOneLineError(Estimate({not_json.path()}), "not valid JSON");
+  ExpectOneLineError(Estimate({missing.path()}), "missing required key hidden_size");
+  ExpectOneLineError(Estimate({zero.path()}),
+                     "num_hidden_layers must be a positive integer, got 0");
+  ExpectOneLineError(Estimate({negative.path()}), "intermediate_size must be a positive integer");
+  ExpectOneLineError(Estimate({absurd.path()}), "vocab_size 1000000000000 is absurd");
+  ExpectOneLineError(Estimate({unknown.path()}), "unsupported architecture: model_type \"mamba\"");
+  ExpectOneLineError(Estimate({array.path()}), "not a JSON object");
+  ExpectOneLineError(Estimate({"/nonexistent/config.json"}), "cannot open");
+  ExpectOneLineError(Estimate({}), "missing CONFIG.json");
+  ExpectOneLineError(Estimate({kGemma, "--seq", "0"}), "--seq needs a positive integer");
+  ExpectOneLineError(Estimate({kGemma, "--batch"}), "--batch needs a value");
+  ExpectOneLineError(Estimate({kGemma, "--frobnicate"}), "unknown option --frobnicate");
+  ExpectOneLineError(Estimate({kGemma, "--set", "train.nope=1"}),
+                     "unknown assumption 'train.nope'");
+  ExpectOneLineError(Estimate({kGemma, "--set", "cost.mfu=7"}), "is not a number in [0.01, 1]");
+  ExpectOneLineError(Estimate({kGemma, "--cards", "a100,voodoo5"}), "unknown card 'voodoo5'");
+  ExpectOneLineError(Estimate({kGemma, "--preset", "fast"}), "unknown preset 'fast'");
+  ExpectOneLineError(Estimate({kGemma, "--safetensors-header", not_json.path()}),
+                     "safetensors header");
+}
+
+TEST(CliEstimate, AssumeReadsAnUnsupportedTypeAndSaysSo) {
+  nlohmann::json c = nlohmann::json::parse(
+      std::ifstream(kFixtures + "/models/meta-llama__Meta-Llama-3-8B.config.json"));
+  c["model_type"] = "llama_next";
+  TempFile f(c.dump());
+  const Outcome r = Estimate({f.path(), "--assume", "llama"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("APPROXIMATE"), std::string::npos);
+  EXPECT_NE(r.out.find("approximate_architecture"), std::string::npos);
+}
+
+TEST(CliEstimate, HelpExplainsEveryOption) {
+  const Outcome r = Estimate({"--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* option :
+       {"--safetensors-header", "--seq", "--batch", "--context", "--lora-rank", "--lora-targets",
+        "--cards", "--preset", "--set", "--assume", "--json", "--markdown"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  }
+}
+
+}  // namespace
+}  // namespace hubwatch::cli
