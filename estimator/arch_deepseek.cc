@@ -69,8 +69,8 @@ Node Moe(const DeepseekDims& d, const std::string& module) {
   // The router is a bare parameter [experts, hidden], not a Linear.
   AddTensor(n, "gate.weight", {*d.experts, d.hidden});
   if (d.score_correction_bias) {
-    TensorSpec& b = AddTensor(n, "gate.e_score_correction_bias", {*d.experts}, TensorRole::kBuffer);
-    b.dtype = "F32";
+    // A parameter in DeepSeek's own modeling code (and counted in its published 671B); fp32.
+    AddTensor(n, "gate.e_score_correction_bias", {*d.experts}).dtype = "F32";
   }
   for (const char* proj : {"gate_proj", "up_proj", "down_proj"}) {
     const bool down = std::string_view(proj) == "down_proj";

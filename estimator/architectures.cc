@@ -78,9 +78,10 @@ void ApplyFp8BlockQuantization(ConfigReader& config, ModelGraph& g) {
   }
   for (Node& n : g.extra_nodes) quantize(n);
   g.notes.push_back(
-      "fine-grained FP8 checkpoint: block Linear weights stored as F8_E4M3 with F32 "
-      "scales per " +
-      std::to_string(bo) + "x" + std::to_string(bi) + " block");
+      "fine-grained FP8 checkpoint: block Linear weights stored as F8_E4M3 with F32 scales per " +
+      std::to_string(bo) + "x" + std::to_string(bi) +
+      " block; serving assumes serve.weight_bytes (--set serve.weight_bytes=1 serves the FP8 "
+      "weights as stored)");
 }
 
 }  // namespace

@@ -42,11 +42,6 @@ Section Parameters(const Estimate& e) {
   Section s{"Parameters", {}};
   Table t{{"count", "value"}, {}, {false, true}};
   t.rows.push_back({"unique parameters", G(p.total)});
-  t.rows.push_back({"tensor elements on disk", G(p.on_disk)});
-  if (p.active != p.total) t.rows.push_back({"active per token (MoE)", G(p.active)});
-  if (p.buffers) t.rows.push_back({"  of which buffers", G(p.buffers)});
-  if (p.tied_copies) t.rows.push_back({"  of which tied copies", G(p.tied_copies)});
-  if (p.extra_on_disk) t.rows.push_back({"  of which not loaded", G(p.extra_on_disk)});
   for (auto [name, v] : {std::pair<const char*, uint64_t>{"embedding", p.embedding},
                          {"attention", p.attention},
                          {"MLP / experts", p.mlp},
@@ -54,6 +49,11 @@ Section Parameters(const Estimate& e) {
                          {"head", p.head}}) {
     t.rows.push_back({std::string("  ") + name, G(v)});
   }
+  if (p.active != p.total) t.rows.push_back({"active per token (MoE)", G(p.active)});
+  t.rows.push_back({"tensor elements on disk", G(p.on_disk)});
+  if (p.buffers) t.rows.push_back({"  of which buffers", G(p.buffers)});
+  if (p.tied_copies) t.rows.push_back({"  of which tied copies", G(p.tied_copies)});
+  if (p.extra_on_disk) t.rows.push_back({"  of which not loaded", G(p.extra_on_disk)});
   for (const auto& [dtype, bytes] : e.stored_bytes_by_dtype) {
     t.rows.push_back(
         {"checkpoint bytes, " + dtype, G(bytes) + " (" + GB(static_cast<double>(bytes)) + ")"});
@@ -68,9 +68,9 @@ Section KvCacheSection(const Estimate& e) {
   Section s{"KV cache", {}};
   const KvCache& kv = e.kv;
   std::string what = kv.latent ? "MLA latent (kv_lora_rank + rope) per layer" : "K and V per layer";
-  s.items.push_back(Number(kv.bytes_per_token, 2) + " bytes per token over all layers at " +
-                    Number(kv.bytes_per_element) + " B per element (" + what +
-                    ", every layer holding the full context)");
+  s.items.push_back(G(static_cast<uint64_t>(kv.bytes_per_token)) +
+                    " bytes per token over all layers at " + Number(kv.bytes_per_element) +
+                    " B per element (" + what + ", every layer holding the full context)");
   std::string seq = GB(kv.bytes_per_sequence) + " for one " + G(static_cast<uint64_t>(kv.context)) +
                     "-token sequence";
   if (kv.sliding_layers) {

@@ -22,24 +22,27 @@ ParamCounts Counts(const ModelGraph& g) {
   return c.ok() ? *c : ParamCounts{};
 }
 
-// Every model in ground-truth.json: params exactly, on_disk and active where published.
+// Every model in ground-truth.json (shared reference) and more-truth.json (architectures the
+// former does not cover): params exactly, on_disk and active where published.
 TEST(GroundTruth, ExactParameterCounts) {
-  const nlohmann::json truth = ReadJsonFixture("models/ground-truth.json");
   int checked = 0;
-  for (auto it = truth.begin(); it != truth.end(); ++it) {
-    if (it.key().front() == '_') continue;
-    SCOPED_TRACE(it.key());
-    const ModelGraph g = Build(ReadJsonFixture(ModelConfigPath(it.key())));
-    const ParamCounts c = Counts(g);
-    EXPECT_EQ(c.total, it->at("params").get<uint64_t>());
-    EXPECT_EQ(c.on_disk, it->value("on_disk_elements", it->at("params").get<uint64_t>()));
-    if (it->contains("active_params")) {
-      EXPECT_EQ(c.active, it->at("active_params").get<uint64_t>());
+  for (const char* file : {"models/ground-truth.json", "models/more-truth.json"}) {
+    const nlohmann::json truth = ReadJsonFixture(file);
+    for (auto it = truth.begin(); it != truth.end(); ++it) {
+      if (it.key().front() == '_') continue;
+      SCOPED_TRACE(it.key());
+      const ModelGraph g = Build(ReadJsonFixture(ModelConfigPath(it.key())));
+      const ParamCounts c = Counts(g);
+      EXPECT_EQ(c.total, it->at("params").get<uint64_t>());
+      EXPECT_EQ(c.on_disk, it->value("on_disk_elements", it->at("params").get<uint64_t>()));
+      if (it->contains("active_params")) {
+        EXPECT_EQ(c.active, it->at("active_params").get<uint64_t>());
+      }
+      EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head, c.total);
+      ++checked;
     }
-    EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head, c.total);
-    ++checked;
   }
-  EXPECT_EQ(checked, 15);
+  EXPECT_EQ(checked, 23);
 }
 
 TEST(Architectures, MoeActiveParametersCountTopKRoutedExperts) {
