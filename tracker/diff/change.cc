@@ -1,0 +1,37 @@
+#include "tracker/diff/change.h"
+
+namespace hubwatch::diff {
+namespace {
+
+constexpr std::string_view kKindNames[] = {
+    "config",  "generation_config", "tokenizer", "chat_template", "special_tokens", "weights",
+    "files",   "processor",         "estimate",  "history",       "error",
+};
+
+}  // namespace
+
+std::string_view ImpactName(Impact impact) {
+  switch (impact) {
+    case Impact::kCosmetic:
+      return "cosmetic";
+    case Impact::kBehavioral:
+      return "behavioral";
+    case Impact::kBreaking:
+      return "breaking";
+  }
+  return "cosmetic";
+}
+
+std::string_view KindName(ChangeKind kind) { return kKindNames[static_cast<int>(kind)]; }
+
+bool ParseKind(std::string_view name, ChangeKind& kind) {
+  for (size_t i = 0; i < std::size(kKindNames); ++i) {
+    if (kKindNames[i] == name) {
+      kind = static_cast<ChangeKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace hubwatch::diff
