@@ -1,0 +1,109 @@
+#pragma once
+
+// The rows the store keeps, as value types. See schema/migrations/ for the tables.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "estimator/safetensors_header.h"
+#include "tracker/diff/change.h"
+
+namespace hubwatch::store {
+
+enum class RepoState { kOk, kGated, kRenamed, kDeleted, kDisabled, kErroring };
+std::string_view RepoStateName(RepoState s);  // "ok", "gated", ...
+bool ParseRepoState(std::string_view name, RepoState& state);
+
+struct RepoRecord {
+  std::string id{};                 // "google/gemma-2-9b-it"
+  std::vector<std::string> refs{};  // tracked refs
+  RepoState state = RepoState::kOk;
+  std::string state_detail{};
+  std::optional<std::string> renamed_to{};
+  int64_t added_at = 0;
+  int64_t last_polled_at = 0;  // 0: never
+  int64_t next_poll_at = 0;
+  int64_t consecutive_errors = 0;
+};
+
+struct RevisionRecord {
+  std::string repo{};
+  std::string sha{};
+  std::vector<std::string> parents{};
+  std::string authored_at{};  // RFC 3339, as the Hub gave it
+  std::string title{};
+  std::string message{};
+  std::vector<std::string> authors{};
+  std::vector<std::string> refs{};  // tracked refs that reached it
+  int64_t first_seen_at = 0;
+  int64_t ingest_order = 0;  // set by the store
+  bool rewritten_away = false;
+};
+
+struct FileRecord {
+  std::string path{};
+  std::string oid{};  // git blob oid
+  int64_t size = 0;
+  std::optional<std::string> lfs_sha256{};
+};
+
+struct ChangeRecord {
+  int64_t id = 0;
+  std::string repo{};
+  std::string sha{};
+  int ordinal = 0;  // order within the revision
+  diff::Change change{};
+  int64_t created_at = 0;
+};
+
+struct EstimateRecord {
+  std::string repo{};
+  std::string sha{};
+  nlohmann::json estimate{};  // hubwatch.estimate/1
+  uint64_t params_total = 0;
+  uint64_t params_active = 0;
+  double kv_bytes_per_token = 0;
+  std::optional<int64_t> parameter_delta{};  // against the headers, when there were headers
+};
+
+struct AdvisoryRecord {
+  std::string id{};  // x_HUBWATCH-...
+  int64_t seq = 0;   // feed order, set by the store
+  std::string repo{};
+  std::string sha{};
+  int64_t change_id = 0;
+  std::string kind{};
+  nlohmann::json osv{};
+  std::string published{};  // RFC 3339 UTC
+  std::string modified{};
+  std::optional<std::string> withdrawn{};
+};
+
+// An advisory to write with its revision: for the change at `change_ordinal`.
+struct NewAdvisory {
+  int change_ordinal = 0;
+  std::string id{};
+  nlohmann::json osv{};
+  std::string published{};
+  std::string modified{};
+};
+
+// Everything ingesting one revision writes, in one transaction.
+struct RevisionIngest {
+  RevisionRecord revision{};
+  std::vector<FileRecord> manifest{};
+  std::vector<std::pair<std::string, std::string>> blobs{};  // git oid -> content (new files)
+  std::vector<std::pair<std::string, SafetensorsHeader>> headers{};  // LFS sha256 -> header
+  std::vector<diff::Change> changes{};                               // ordinals are the indexes
+  std::optional<EstimateRecord> estimate{};
+  std::vector<NewAdvisory> advisories{};
+  std::vector<std::string> outbox_targets{};  // one outbox row per advisory per target
+  std::vector<std::pair<std::string, std::string>> ref_heads{};  // ref -> sha, after this revision
+  std::vector<std::string> rewritten_away{};  // shas of this repo no longer in any ref's history
+};
+
+}  // namespace hubwatch::store

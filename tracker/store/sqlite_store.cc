@@ -1,0 +1,649 @@
+#include <sqlite3.h>
+
+#include <string_view>
+#include <unordered_map>
+
+#include "tracker/store/migrations.h"
+#include "tracker/store/sqlite_statement.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::store {
+namespace {
+
+std::string ToJsonText(const std::vector<std::string>& list) { return nlohmann::json(list).dump(); }
+
+std::vector<std::string> FromJsonList(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  std::vector<std::string> out;
+  if (!j.is_array()) return out;
+  for (const nlohmann::json& v : j) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+nlohmann::json HeaderToJson(const SafetensorsHeader& h) {
+  nlohmann::json tensors = nlohmann::json::object();
+  for (const auto& [name, t] : h.tensors) {
+    tensors[name] = {t.dtype, t.shape, t.data_begin, t.data_end};
+  }
+  return {{"tensors", std::move(tensors)}, {"metadata", h.metadata}, {"data_size", h.data_size}};
+}
+
+std::optional<SafetensorsHeader> HeaderFromJson(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("tensors")) return std::nullopt;
+  SafetensorsHeader h;
+  for (auto it = j["tensors"].begin(); it != j["tensors"].end(); ++it) {
+    const nlohmann::json& v = *it;
+    if (!v.is_array() || v.size() != 4) return std::nullopt;
+    SafetensorsTensor t;
+    t.dtype = v[0].get<std::string>();
+    t.shape = v[1].get<std::vector<int64_t>>();
+    t.data_begin = v[2].get<uint64_t>();
+    t.data_end = v[3].get<uint64_t>();
+    for (int64_t d : t.shape) t.elements *= static_cast<uint64_t>(d);
+    h.tensors.emplace(it.key(), std::move(t));
+  }
+  h.metadata = j.value("metadata", std::map<std::string, std::string>{});
+  h.data_size = j.value("data_size", uint64_t{0});
+  return h;
+}
+
+}  // namespace
+
+Error SqliteError(sqlite3* db, int rc, std::string_view doing) {
+  const int primary = rc & 0xff;
+  std::string what;
+  if (primary == SQLITE_FULL) {
+    what = "the database or disk is full";
+  } else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    what = "the database is locked by another process";
+  } else {
+    what = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  }
+  return Error::Io("store: " + std::string(doing) + ": " + what);
+}
+
+class Store::Impl {
+ public:
+  explicit Impl(sqlite3* db) : db_(db) {}
+  ~Impl() {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+    sqlite3_close(db_);
+  }
+
+  sqlite3* db() const { return db_; }
+
+  // A cached prepared statement for `sql`, which must outlive the store (a literal or a
+  // static string): cached by its address and length.
+  Result<sqlite3_stmt*> Prepare(std::string_view sql) {
+    auto it = cache_.find(sql);
+    if (it == cache_.end()) {
+      sqlite3_stmt* stmt = nullptr;
+      const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                        SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+      if (rc != SQLITE_OK) return SqliteError(db_, rc, "preparing a statement");
+      it = cache_.emplace(sql, stmt).first;
+    }
+    return it->second;
+  }
+
+  Status Exec(const char* sql, std::string_view doing) {
+    const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, doing);
+    return Status::Ok();
+  }
+
+  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back when it fails.
+  template <class Body>
+  Status Transaction(Body&& body) {
+    if (Status s = Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
+    Status s = body();
+    if (s.ok()) s = Exec("COMMIT", "committing");
+    if (!s.ok()) (void)Exec("ROLLBACK", "rolling back");
+    return s;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<std::string_view, sqlite3_stmt*> cache_;
+};
+
+#define HW_TRY(expr)                                 \
+  do {                                               \
+    Status hw_status_ = (expr);                      \
+    if (!hw_status_.ok()) return hw_status_.error(); \
+  } while (0)
+
+#define HW_PREPARE(var, sql)                              \
+  Result<sqlite3_stmt*> var##_stmt = impl_->Prepare(sql); \
+  if (!var##_stmt.ok()) return var##_stmt.error();        \
+  Statement var(impl_->db(), *var##_stmt)
+
+int Store::SchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+Store::Store(sqlite3* db) : impl_(std::make_unique<Impl>(db)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Error e = SqliteError(db, rc, "opening " + path);
+    sqlite3_close(db);
+    return e;
+  }
+  std::unique_ptr<Store> store(new Store(db));
+  Impl& impl = *store->impl_;
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  if (path != ":memory:") {
+    HW_TRY(impl.Exec("PRAGMA journal_mode=WAL", "enabling WAL"));
+  }
+  HW_TRY(impl.Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL", "setting pragmas"));
+  if (options.max_page_count) {
+    const std::string pragma = "PRAGMA max_page_count=" + std::to_string(*options.max_page_count);
+    HW_TRY(impl.Exec(pragma.c_str(), "capping the database size"));
+  }
+
+  int64_t version = 0;
+  {
+    Result<sqlite3_stmt*> stmt = impl.Prepare("PRAGMA user_version");
+    if (!stmt.ok()) return stmt.error();
+    Statement q(db, *stmt);
+    Result<bool> row = q.Step("reading the schema version");
+    if (!row.ok()) return row.error();
+    version = q.Int(0);
+  }
+  const auto migrations = Migrations();
+  if (version > static_cast<int64_t>(migrations.size())) {
+    return Error::Io("store: " + path + " has schema version " + std::to_string(version) +
+                     ", newer than this hubwatch understands (" +
+                     std::to_string(migrations.size()) + "); upgrade hubwatch to open it");
+  }
+  for (size_t i = static_cast<size_t>(version); i < migrations.size(); ++i) {
+    const std::string bump = "PRAGMA user_version=" + std::to_string(i + 1);
+    HW_TRY(impl.Transaction([&]() -> Status {
+      HW_TRY(impl.Exec(migrations[i].sql, std::string("applying ") + migrations[i].name));
+      return impl.Exec(bump.c_str(), "recording the schema version");
+    }));
+  }
+  return store;
+}
+
+Status Store::AddRepo(const RepoRecord& repo) {
+  HW_PREPARE(q,
+             "INSERT INTO repos (id, refs, added_at, next_poll_at) VALUES (?1, ?2, ?3, ?4) "
+             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs");
+  return q.Bind(1, repo.id)
+      .Bind(2, ToJsonText(repo.refs))
+      .Bind(3, repo.added_at)
+      .Bind(4, repo.next_poll_at)
+      .Run("adding repo " + repo.id);
+}
+
+Status Store::RemoveRepo(const std::string& id) {
+  return impl_->Transaction([&]() -> Status {
+    // Advisories reference changes, which reference revisions: delete leaf first.
+    HW_PREPARE(a, "DELETE FROM advisories WHERE repo = ?1");
+    HW_TRY(a.Bind(1, id).Run("removing advisories"));
+    HW_PREPARE(r, "DELETE FROM repos WHERE id = ?1");
+    return r.Bind(1, id).Run("removing repo " + id);
+  });
+}
+
+static RepoRecord ReadRepo(const Statement& q) {
+  RepoRecord r;
+  r.id = q.Text(0);
+  r.refs = FromJsonList(q.Text(1));
+  ParseRepoState(q.Text(2), r.state);
+  r.state_detail = q.Text(3);
+  r.renamed_to = q.OptionalText(4);
+  r.added_at = q.Int(5);
+  r.last_polled_at = q.IsNull(6) ? 0 : q.Int(6);
+  r.next_poll_at = q.Int(7);
+  r.consecutive_errors = q.Int(8);
+  return r;
+}
+
+constexpr const char kRepoColumns[] =
+    "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
+    "consecutive_errors FROM repos ";
+
+Result<std::optional<RepoRecord>> Store::GetRepo(const std::string& id) {
+  static const std::string sql = std::string(kRepoColumns) + "WHERE id = ?1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, id);
+  Result<bool> row = q.Step("reading repo " + id);
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<RepoRecord>();
+  return std::optional<RepoRecord>(ReadRepo(q));
+}
+
+Result<std::vector<RepoRecord>> Store::ListRepos() {
+  static const std::string sql = std::string(kRepoColumns) + "ORDER BY id";
+  HW_PREPARE(q, sql);
+  std::vector<RepoRecord> out;
+  while (true) {
+    Result<bool> row = q.Step("listing repos");
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    out.push_back(ReadRepo(q));
+  }
+}
+
+Status Store::UpdateRepoPoll(const RepoRecord& repo) {
+  HW_PREPARE(q,
+             "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
+             "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7 WHERE id = ?1");
+  return q.Bind(1, repo.id)
+      .Bind(2, RepoStateName(repo.state))
+      .Bind(3, repo.state_detail)
+      .BindOptional(4, repo.renamed_to)
+      .Bind(5, repo.last_polled_at)
+      .Bind(6, repo.next_poll_at)
+      .Bind(7, repo.consecutive_errors)
+      .Run("updating repo " + repo.id);
+}
+
+Result<std::optional<std::string>> Store::GetRefHead(const std::string& repo,
+                                                     const std::string& ref) {
+  HW_PREPARE(q, "SELECT sha FROM ref_heads WHERE repo = ?1 AND ref = ?2");
+  q.Bind(1, repo).Bind(2, ref);
+  Result<bool> row = q.Step("reading ref head");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(q.Text(0));
+}
+
+Result<bool> Store::HasRevision(const std::string& repo, const std::string& sha) {
+  HW_PREPARE(q, "SELECT 1 FROM revisions WHERE repo = ?1 AND sha = ?2");
+  q.Bind(1, repo).Bind(2, sha);
+  return q.Step("looking up revision");
+}
+
+constexpr const char kRevisionColumns[] =
+    "SELECT repo, sha, parents, authored_at, title, message, authors, refs, first_seen_at, "
+    "ingest_order, rewritten_away FROM revisions ";
+
+static RevisionRecord ReadRevision(const Statement& q) {
+  RevisionRecord r;
+  r.repo = q.Text(0);
+  r.sha = q.Text(1);
+  r.parents = FromJsonList(q.Text(2));
+  r.authored_at = q.Text(3);
+  r.title = q.Text(4);
+  r.message = q.Text(5);
+  r.authors = FromJsonList(q.Text(6));
+  r.refs = FromJsonList(q.Text(7));
+  r.first_seen_at = q.Int(8);
+  r.ingest_order = q.Int(9);
+  r.rewritten_away = q.Int(10) != 0;
+  return r;
+}
+
+Result<std::optional<RevisionRecord>> Store::GetRevision(const std::string& repo,
+                                                         const std::string& sha) {
+  static const std::string sql = std::string(kRevisionColumns) + "WHERE repo = ?1 AND sha = ?2";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, sha);
+  Result<bool> row = q.Step("reading revision");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<RevisionRecord>();
+  return std::optional<RevisionRecord>(ReadRevision(q));
+}
+
+Result<std::vector<RevisionRecord>> Store::ListRevisions(const std::string& repo, int64_t limit,
+                                                         const std::string& before) {
+  static const std::string sql =
+      std::string(kRevisionColumns) +
+      "WHERE repo = ?1 AND (?3 = '' OR ingest_order < (SELECT ingest_order FROM revisions "
+      "WHERE repo = ?1 AND sha = ?3)) ORDER BY ingest_order DESC LIMIT ?2";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, limit > 0 ? limit : int64_t{-1}).Bind(3, before);
+  std::vector<RevisionRecord> out;
+  while (true) {
+    Result<bool> row = q.Step("listing revisions");
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    out.push_back(ReadRevision(q));
+  }
+}
+
+Result<std::optional<RevisionRecord>> Store::LatestRevision(const std::string& repo) {
+  static const std::string sql = std::string(kRevisionColumns) +
+                                 "WHERE repo = ?1 AND rewritten_away = 0 "
+                                 "ORDER BY ingest_order DESC LIMIT 1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo);
+  Result<bool> row = q.Step("reading the latest revision");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<RevisionRecord>();
+  return std::optional<RevisionRecord>(ReadRevision(q));
+}
+
+Result<std::vector<FileRecord>> Store::GetManifest(const std::string& repo,
+                                                   const std::string& sha) {
+  HW_PREPARE(q,
+             "SELECT path, oid, size, lfs_sha256 FROM manifests WHERE repo = ?1 AND sha = ?2 "
+             "ORDER BY path");
+  q.Bind(1, repo).Bind(2, sha);
+  std::vector<FileRecord> out;
+  while (true) {
+    Result<bool> row = q.Step("reading manifest");
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    out.push_back({q.Text(0), q.Text(1), q.Int(2), q.OptionalText(3)});
+  }
+}
+
+Result<std::optional<std::string>> Store::GetBlob(const std::string& oid) {
+  HW_PREPARE(q, "SELECT content FROM blobs WHERE oid = ?1");
+  q.Bind(1, oid);
+  Result<bool> row = q.Step("reading blob");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(q.Blob(0));
+}
+
+Result<std::optional<SafetensorsHeader>> Store::GetHeader(const std::string& sha256) {
+  HW_PREPARE(q, "SELECT tensors FROM safetensors_headers WHERE sha256 = ?1");
+  q.Bind(1, sha256);
+  Result<bool> row = q.Step("reading safetensors header");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<SafetensorsHeader>();
+  std::optional<SafetensorsHeader> h = HeaderFromJson(q.Text(0));
+  if (!h) return Error::Io("store: safetensors header " + sha256 + " is corrupt");
+  return h;
+}
+
+Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
+  const RevisionRecord& rev = in.revision;
+  IngestOutcome outcome = IngestOutcome::kIngested;
+  Status s = impl_->Transaction([&]() -> Status {
+    {
+      HW_PREPARE(q, "SELECT 1 FROM revisions WHERE repo = ?1 AND sha = ?2");
+      Result<bool> exists = q.Bind(1, rev.repo).Bind(2, rev.sha).Step("checking revision");
+      if (!exists.ok()) return exists.error();
+      if (*exists) {
+        outcome = IngestOutcome::kAlreadyPresent;
+        return Status::Ok();  // an empty transaction: nothing changes
+      }
+    }
+    {
+      HW_PREPARE(q,
+                 "INSERT INTO revisions (repo, sha, parents, authored_at, title, message, "
+                 "authors, refs, first_seen_at, ingest_order) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                 "?7, ?8, ?9, (SELECT COALESCE(MAX(ingest_order), 0) + 1 FROM revisions "
+                 "WHERE repo = ?1))");
+      HW_TRY(q.Bind(1, rev.repo)
+                 .Bind(2, rev.sha)
+                 .Bind(3, ToJsonText(rev.parents))
+                 .Bind(4, rev.authored_at)
+                 .Bind(5, rev.title)
+                 .Bind(6, rev.message)
+                 .Bind(7, ToJsonText(rev.authors))
+                 .Bind(8, ToJsonText(rev.refs))
+                 .Bind(9, rev.first_seen_at)
+                 .Run("recording revision " + rev.sha));
+    }
+    for (const FileRecord& f : in.manifest) {
+      HW_PREPARE(q,
+                 "INSERT INTO manifests (repo, sha, path, oid, size, lfs_sha256) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+      HW_TRY(q.Bind(1, rev.repo)
+                 .Bind(2, rev.sha)
+                 .Bind(3, f.path)
+                 .Bind(4, f.oid)
+                 .Bind(5, f.size)
+                 .BindOptional(6, f.lfs_sha256)
+                 .Run("recording manifest"));
+    }
+    for (const auto& [oid, content] : in.blobs) {
+      HW_PREPARE(q, "INSERT OR IGNORE INTO blobs (oid, content) VALUES (?1, ?2)");
+      HW_TRY(q.Bind(1, oid).BindBlob(2, content).Run("storing blob " + oid));
+    }
+    for (const auto& [sha256, header] : in.headers) {
+      uint64_t elements = 0;
+      for (const auto& [name, t] : header.tensors) elements += t.elements;
+      HW_PREPARE(q,
+                 "INSERT OR IGNORE INTO safetensors_headers (sha256, tensors, count, elements) "
+                 "VALUES (?1, ?2, ?3, ?4)");
+      HW_TRY(q.Bind(1, sha256)
+                 .Bind(2, HeaderToJson(header).dump())
+                 .Bind(3, static_cast<int64_t>(header.tensors.size()))
+                 .Bind(4, static_cast<int64_t>(elements))
+                 .Run("storing safetensors header"));
+    }
+    std::vector<int64_t> change_ids;
+    for (size_t i = 0; i < in.changes.size(); ++i) {
+      const diff::Change& c = in.changes[i];
+      HW_PREPARE(q,
+                 "INSERT INTO changes (repo, sha, ordinal, kind, impact, path, summary, details, "
+                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      HW_TRY(q.Bind(1, rev.repo)
+                 .Bind(2, rev.sha)
+                 .Bind(3, static_cast<int64_t>(i))
+                 .Bind(4, diff::KindName(c.kind))
+                 .Bind(5, diff::ImpactName(c.impact))
+                 .Bind(6, c.path)
+                 .Bind(7, c.summary)
+                 .Bind(8, c.details.dump())
+                 .Bind(9, rev.first_seen_at)
+                 .Run("recording a change"));
+      change_ids.push_back(sqlite3_last_insert_rowid(impl_->db()));
+    }
+    if (in.estimate) {
+      const EstimateRecord& e = *in.estimate;
+      HW_PREPARE(q,
+                 "INSERT INTO estimates (repo, sha, estimate, params_total, params_active, "
+                 "kv_bytes_per_token, parameter_delta) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      HW_TRY(q.Bind(1, rev.repo)
+                 .Bind(2, rev.sha)
+                 .Bind(3, e.estimate.dump())
+                 .Bind(4, static_cast<int64_t>(e.params_total))
+                 .Bind(5, static_cast<int64_t>(e.params_active))
+                 .Bind(6, e.kv_bytes_per_token)
+                 .BindOptional(7, e.parameter_delta)
+                 .Run("recording the estimate"));
+    }
+    for (const NewAdvisory& a : in.advisories) {
+      if (a.change_ordinal < 0 || static_cast<size_t>(a.change_ordinal) >= change_ids.size()) {
+        return Error::InvalidInput("store: advisory " + a.id + " names no change of its revision");
+      }
+      const diff::Change& c = in.changes[static_cast<size_t>(a.change_ordinal)];
+      HW_PREPARE(q,
+                 "INSERT INTO advisories (id, seq, repo, sha, change_id, kind, osv, published, "
+                 "modified) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM advisories), "
+                 "?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+      HW_TRY(q.Bind(1, a.id)
+                 .Bind(2, rev.repo)
+                 .Bind(3, rev.sha)
+                 .Bind(4, change_ids[static_cast<size_t>(a.change_ordinal)])
+                 .Bind(5, diff::KindName(c.kind))
+                 .Bind(6, a.osv.dump())
+                 .Bind(7, a.published)
+                 .Bind(8, a.modified)
+                 .Run("recording advisory " + a.id));
+      for (const std::string& target : in.outbox_targets) {
+        HW_PREPARE(o, "INSERT INTO outbox (advisory_id, target, created_at) VALUES (?1, ?2, ?3)");
+        HW_TRY(o.Bind(1, a.id).Bind(2, target).Bind(3, rev.first_seen_at).Run("queueing delivery"));
+      }
+    }
+    for (const auto& [ref, sha] : in.ref_heads) {
+      HW_PREPARE(q,
+                 "INSERT INTO ref_heads (repo, ref, sha, updated_at) VALUES (?1, ?2, ?3, ?4) "
+                 "ON CONFLICT (repo, ref) DO UPDATE SET sha = excluded.sha, "
+                 "updated_at = excluded.updated_at");
+      HW_TRY(q.Bind(1, rev.repo)
+                 .Bind(2, ref)
+                 .Bind(3, sha)
+                 .Bind(4, rev.first_seen_at)
+                 .Run("moving the ref cursor"));
+    }
+    for (const std::string& sha : in.rewritten_away) {
+      HW_PREPARE(q, "UPDATE revisions SET rewritten_away = 1 WHERE repo = ?1 AND sha = ?2");
+      HW_TRY(q.Bind(1, rev.repo).Bind(2, sha).Run("marking rewritten revisions"));
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.error();
+  return outcome;
+}
+
+constexpr const char kChangeColumns[] =
+    "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at FROM changes ";
+
+static ChangeRecord ReadChange(const Statement& q) {
+  ChangeRecord r;
+  r.id = q.Int(0);
+  r.repo = q.Text(1);
+  r.sha = q.Text(2);
+  r.ordinal = static_cast<int>(q.Int(3));
+  diff::ParseKind(q.Text(4), r.change.kind);
+  const std::string impact = q.Text(5);
+  r.change.impact = impact == "breaking"     ? diff::Impact::kBreaking
+                    : impact == "behavioral" ? diff::Impact::kBehavioral
+                                             : diff::Impact::kCosmetic;
+  r.change.path = q.Text(6);
+  r.change.summary = q.Text(7);
+  r.change.details = nlohmann::json::parse(q.Text(8), nullptr, false);
+  r.created_at = q.Int(9);
+  return r;
+}
+
+template <class Read>
+static auto Collect(Statement& q, std::string_view doing, Read read)
+    -> Result<std::vector<decltype(read(q))>> {
+  std::vector<decltype(read(q))> out;
+  while (true) {
+    Result<bool> row = q.Step(doing);
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    out.push_back(read(q));
+  }
+}
+
+Result<std::vector<ChangeRecord>> Store::ListChanges(const Query& query) {
+  static const std::string sql = std::string(kChangeColumns) +
+                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
+                                 "AND created_at >= ?3 ORDER BY id LIMIT ?4";
+  HW_PREPARE(q, sql);
+  q.Bind(1, query.repo)
+      .Bind(2, query.kind)
+      .Bind(3, query.since)
+      .Bind(4, query.limit > 0 ? query.limit : int64_t{-1});
+  return Collect(q, "listing changes", ReadChange);
+}
+
+Result<std::vector<ChangeRecord>> Store::ChangesOf(const std::string& repo,
+                                                   const std::string& sha) {
+  static const std::string sql =
+      std::string(kChangeColumns) + "WHERE repo = ?1 AND sha = ?2 ORDER BY ordinal";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, sha);
+  return Collect(q, "listing changes of a revision", ReadChange);
+}
+
+constexpr const char kEstimateColumns[] =
+    "SELECT e.repo, e.sha, e.estimate, e.params_total, e.params_active, e.kv_bytes_per_token, "
+    "e.parameter_delta FROM estimates e ";
+
+static EstimateRecord ReadEstimate(const Statement& q) {
+  EstimateRecord r;
+  r.repo = q.Text(0);
+  r.sha = q.Text(1);
+  r.estimate = nlohmann::json::parse(q.Text(2), nullptr, false);
+  r.params_total = static_cast<uint64_t>(q.Int(3));
+  r.params_active = static_cast<uint64_t>(q.Int(4));
+  r.kv_bytes_per_token = q.Real(5);
+  if (!q.IsNull(6)) r.parameter_delta = q.Int(6);
+  return r;
+}
+
+Result<std::optional<EstimateRecord>> Store::GetEstimate(const std::string& repo,
+                                                         const std::string& sha) {
+  static const std::string sql = std::string(kEstimateColumns) + "WHERE repo = ?1 AND sha = ?2";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, sha);
+  Result<bool> row = q.Step("reading estimate");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<EstimateRecord>();
+  return std::optional<EstimateRecord>(ReadEstimate(q));
+}
+
+Result<std::optional<EstimateRecord>> Store::LatestEstimate(const std::string& repo) {
+  static const std::string sql =
+      std::string(kEstimateColumns) +
+      "JOIN revisions r ON r.repo = e.repo AND r.sha = e.sha WHERE e.repo = ?1 "
+      "AND r.rewritten_away = 0 ORDER BY r.ingest_order DESC LIMIT 1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo);
+  Result<bool> row = q.Step("reading the latest estimate");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<EstimateRecord>();
+  return std::optional<EstimateRecord>(ReadEstimate(q));
+}
+
+constexpr const char kAdvisoryColumns[] =
+    "SELECT id, seq, repo, sha, change_id, kind, osv, published, modified, withdrawn "
+    "FROM advisories ";
+
+static AdvisoryRecord ReadAdvisory(const Statement& q) {
+  AdvisoryRecord r;
+  r.id = q.Text(0);
+  r.seq = q.Int(1);
+  r.repo = q.Text(2);
+  r.sha = q.Text(3);
+  r.change_id = q.Int(4);
+  r.kind = q.Text(5);
+  r.osv = nlohmann::json::parse(q.Text(6), nullptr, false);
+  r.published = q.Text(7);
+  r.modified = q.Text(8);
+  r.withdrawn = q.OptionalText(9);
+  return r;
+}
+
+Result<std::vector<AdvisoryRecord>> Store::ListAdvisories(const Query& query) {
+  static const std::string sql = std::string(kAdvisoryColumns) +
+                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
+                                 "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5";
+  HW_PREPARE(q, sql);
+  q.Bind(1, query.repo)
+      .Bind(2, query.kind)
+      .Bind(3, query.since)
+      .Bind(4, query.since_time)
+      .Bind(5, query.limit > 0 ? query.limit : int64_t{-1});
+  return Collect(q, "listing advisories", ReadAdvisory);
+}
+
+Result<std::optional<AdvisoryRecord>> Store::GetAdvisory(const std::string& id) {
+  static const std::string sql = std::string(kAdvisoryColumns) + "WHERE id = ?1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, id);
+  Result<bool> row = q.Step("reading advisory");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<AdvisoryRecord>();
+  return std::optional<AdvisoryRecord>(ReadAdvisory(q));
+}
+
+Result<std::optional<Store::CachedResponse>> Store::GetHttpCache(const std::string& url) {
+  HW_PREPARE(q, "SELECT etag, body FROM http_cache WHERE url = ?1");
+  q.Bind(1, url);
+  Result<bool> row = q.Step("reading the HTTP cache");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<CachedResponse>();
+  return std::optional<CachedResponse>(CachedResponse{q.Text(0), q.Blob(1)});
+}
+
+Status Store::PutHttpCache(const std::string& url, const std::string& etag, const std::string& body,
+                           int64_t now) {
+  HW_PREPARE(q,
+             "INSERT INTO http_cache (url, etag, body, stored_at) VALUES (?1, ?2, ?3, ?4) "
+             "ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, body = excluded.body, "
+             "stored_at = excluded.stored_at");
+  return q.Bind(1, url).Bind(2, etag).BindBlob(3, body).Bind(4, now).Run("writing the HTTP cache");
+}
+
+}  // namespace hubwatch::store
