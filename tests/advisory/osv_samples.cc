@@ -1,0 +1,33 @@
+// Prints a JSON array of OSV records, one for each change kind and impact, for
+// validate_osv.py to check against the official schema.
+
+#include <iostream>
+
+#include "tracker/advisory/osv.h"
+
+int main() {
+  using namespace hubwatch;
+  nlohmann::json out = nlohmann::json::array();
+  int i = 0;
+  for (int k = 0; k <= static_cast<int>(diff::ChangeKind::kError); ++k) {
+    diff::Change c;
+    c.kind = static_cast<diff::ChangeKind>(k);
+    c.impact = static_cast<diff::Impact>(k % 3);
+    c.path = k % 2 ? "config.json" : "";
+    c.summary = "sample " + std::string(diff::KindName(c.kind)) + " change";
+    c.details = k % 2 ? nlohmann::json{{"unified_diff", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+```y\n"}}
+                      : nlohmann::json{{"ops", {{{"op", "replace"}, {"path", "/eos_token_id"}}}}};
+    advisory::AdvisoryContext ctx;
+    ctx.repo = "meta-llama/Meta-Llama-3-8B-Instruct";
+    ctx.revision = std::string(39, 'a') + static_cast<char>('0' + k % 10);
+    ctx.parent = std::string(40, 'b');
+    ctx.introduced = k % 3 ? std::string(40, 'c') : "0";
+    ctx.published = advisory::Rfc3339(1713398400 + i);
+    ctx.modified = advisory::Rfc3339(1713398400 + 60 + i);
+    if (c.kind == diff::ChangeKind::kEstimate) ctx.estimate_delta = {{"params.total", {1, 2}}};
+    out.push_back(advisory::BuildOsv(c, ctx));
+    ++i;
+  }
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}

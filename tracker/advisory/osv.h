@@ -1,0 +1,54 @@
+#pragma once
+
+// OSV advisories for changes: one schema-valid record (the official OSV schema, with the x_
+// prefix for local databases) per change.
+//
+//   id              x_HUBWATCH-<16 hex>: SHA-256 of repo, revision, kind, path and ordinal,
+//                   so ingesting the same history into a fresh database yields the same ids
+//   summary         "chat template changed in google/gemma-2-9b-it at 1a2b3c4"
+//   details         Markdown: what changed, its impact, the diff
+//   affected        one GIT range on https://huggingface.co/<repo>: introduced = the revision
+//                   where the replaced state first appeared (or "0"), fixed = the revision that
+//                   replaced it. No package: OSV has no Hugging Face ecosystem; the purl
+//                   pkg:huggingface/<ns>/<name>@<sha> goes in database_specific.
+//   references      the commit page (FIX), the model page (PACKAGE)
+//   database_specific {repo, revision, parent, kind, impact, path, purl, diff, estimate_delta}
+// Pure functions; thread-safe.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tracker/diff/change.h"
+
+namespace hubwatch::advisory {
+
+// The OSV schema_version hubwatch writes.
+inline constexpr const char kOsvSchemaVersion[] = "1.7.5";
+inline constexpr const char kIdPrefix[] = "x_HUBWATCH-";
+
+struct AdvisoryContext {
+  std::string repo;        // "google/gemma-2-9b-it"
+  std::string revision;    // the 40-hex sha that made the change
+  std::string parent;      // the revision before it ("" for the first)
+  std::string introduced;  // where the replaced state first appeared; "0" when unknown
+  std::string published;   // RFC 3339 UTC ("...Z"): when the change was published
+  std::string modified;    // RFC 3339 UTC: when this record was last written
+  std::string hub_url = "https://huggingface.co";
+  int ordinal = 0;  // among changes of the same kind and path in the revision
+  std::optional<nlohmann::json> estimate_delta;
+};
+
+std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::ChangeKind kind,
+                       std::string_view path, int ordinal);
+
+// "chat template changed in google/gemma-2-9b-it at 1a2b3c4" (at most 120 characters).
+std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& context);
+
+nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& context);
+
+// Seconds since the epoch -> "2026-12-02T13:12:35Z".
+std::string Rfc3339(int64_t unix_seconds);
+
+}  // namespace hubwatch::advisory
