@@ -4,8 +4,8 @@ namespace hubwatch::diff {
 namespace {
 
 constexpr std::string_view kKindNames[] = {
-    "config",  "generation_config", "tokenizer", "chat_template", "special_tokens", "weights",
-    "files",   "processor",         "estimate",  "history",       "error",
+    "config", "generation_config", "tokenizer", "chat_template", "special_tokens", "weights",
+    "files",  "processor",         "estimate",  "history",       "error",
 };
 
 }  // namespace
@@ -32,6 +32,16 @@ bool ParseKind(std::string_view name, ChangeKind& kind) {
     }
   }
   return false;
+}
+
+Change ErrorChange(std::string_view path, std::string_view message) {
+  Change change;
+  change.kind = ChangeKind::kError;
+  change.impact = Impact::kBehavioral;
+  change.path = std::string(path);
+  change.summary = std::string(path) + ": " + std::string(message);
+  change.details = {{"file", path}, {"error", message}};
+  return change;
 }
 
 }  // namespace hubwatch::diff

@@ -4,10 +4,9 @@
 // pipeline stores and turns into one advisory. Produced by the diff engines in tracker/diff/
 // and by the pipeline itself (estimate, history). Plain value type; thread-safe to read.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace hubwatch::diff {
 
@@ -18,6 +17,10 @@ enum class Impact {
   kBreaking,    // loading or shapes change (hidden_size, vocab, tensors added/removed/reshaped)
 };
 std::string_view ImpactName(Impact impact);  // "cosmetic", "behavioral", "breaking"
+// The more severe of the two.
+inline Impact MaxImpact(Impact a, Impact b) {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
 
 enum class ChangeKind {
   kConfig,            // config.json
@@ -40,9 +43,13 @@ bool ParseKind(std::string_view name, ChangeKind& kind);
 struct Change {
   ChangeKind kind = ChangeKind::kConfig;
   Impact impact = Impact::kCosmetic;
-  std::string path;       // the file it concerns; empty for cross-file kinds
-  std::string summary;    // one line, no trailing period: "eos_token_id 128001 -> [128001, 128009]"
+  std::string path;     // the file it concerns; empty for cross-file kinds
+  std::string summary;  // one line, no trailing period: "eos_token_id 128001 -> [128001, 128009]"
   nlohmann::json details = nlohmann::json::object();  // structured diff, engine-specific
 };
+
+// The change the diff engines report for a file that cannot be read as what it claims to be:
+// kind kError, impact behavioral, summary "<path>: <message>", details {"file", "error"}.
+Change ErrorChange(std::string_view path, std::string_view message);
 
 }  // namespace hubwatch::diff

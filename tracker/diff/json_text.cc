@@ -1,0 +1,177 @@
+#include "tracker/diff/json_text.h"
+
+#include <string>
+
+namespace hubwatch::diff {
+namespace {
+
+// Largest bracket nesting outside strings; stops counting once past kMaxJsonDepth.
+int NestingDepth(std::string_view text) {
+  int depth = 0;
+  int max_depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) max_depth = depth;
+      if (max_depth > kMaxJsonDepth) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+std::string DumpScalar(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Appends a rendering of value to out, stopping once out is longer than budget.
+void Render(const nlohmann::json& value, size_t budget, std::string& out) {
+  if (out.size() > budget) return;
+  if (value.is_array()) {
+    out += '[';
+    bool first = true;
+    for (const nlohmann::json& element : value) {
+      if (!first) out += ", ";
+      first = false;
+      Render(element, budget, out);
+      if (out.size() > budget) return;
+    }
+    out += ']';
+  } else if (value.is_object()) {
+    out += '{';
+    bool first = true;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (!first) out += ", ";
+      first = false;
+      out += DumpScalar(nlohmann::json(it.key()));
+      out += ": ";
+      Render(it.value(), budget, out);
+      if (out.size() > budget) return;
+    }
+    out += '}';
+  } else {
+    out += DumpScalar(value);
+  }
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+std::string UnescapePointerToken(std::string_view token) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CutText(std::string text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  text.resize(max_chars > 3 ? max_chars - 3 : 0);
+  // Do not leave half a UTF-8 sequence before the ellipsis.
+  size_t lead = text.size();
+  while (lead > 0 && (static_cast<unsigned char>(text[lead - 1]) & 0xC0) == 0x80) --lead;
+  if (lead > 0) {
+    const auto byte = static_cast<unsigned char>(text[lead - 1]);
+    const size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    if (lead - 1 + length > text.size()) text.resize(lead - 1);
+  }
+  return text + "...";
+}
+
+Result<nlohmann::json> ParseJson(std::string_view text) {
+  if (NestingDepth(text) > kMaxJsonDepth) {
+    return Error::InvalidInput("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                               " levels");
+  }
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann's message reads "[json.exception.parse_error.101] parse error at line 1, ...".
+    std::string message = e.what();
+    const size_t bracket = message.find("] ");
+    if (bracket != std::string::npos) message = message.substr(bracket + 2);
+    return Error::InvalidInput("invalid JSON: " + message);
+  }
+}
+
+std::string ShortJson(const nlohmann::json& value, size_t max_chars) {
+  std::string out;
+  Render(value, max_chars, out);
+  return CutText(std::move(out), max_chars);
+}
+
+std::string DisplayPointer(std::string_view pointer) {
+  if (pointer.empty()) return "(root)";
+  std::string out;
+  size_t pos = 1;  // skip the leading '/'
+  while (pos <= pointer.size()) {
+    size_t next = pointer.find('/', pos);
+    if (next == std::string_view::npos) next = pointer.size();
+    const std::string token = UnescapePointerToken(pointer.substr(pos, next - pos));
+    if (!out.empty() && AllDigits(token)) {
+      out += '[' + token + ']';
+    } else {
+      if (!out.empty()) out += '.';
+      out += token;
+    }
+    pos = next + 1;
+  }
+  return out;
+}
+
+std::string EscapePointerToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string JoinSummary(const std::vector<std::string>& parts, size_t max_chars) {
+  std::string out;
+  size_t used = 0;
+  for (const std::string& part : parts) {
+    const size_t extra = (out.empty() ? 0 : 2) + part.size();
+    if (!out.empty() && out.size() + extra > max_chars) break;
+    if (!out.empty()) out += "; ";
+    out += part;
+    ++used;
+  }
+  if (used == 1) out = CutText(std::move(out), max_chars);
+  if (used < parts.size()) out += "; +" + std::to_string(parts.size() - used) + " more";
+  return out;
+}
+
+}  // namespace hubwatch::diff

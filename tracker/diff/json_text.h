@@ -1,0 +1,43 @@
+#pragma once
+
+// JSON text helpers shared by the diff engines: parsing untrusted text into a DOM without
+// exceptions escaping, and rendering values short enough for a one-line summary. Pure,
+// thread-safe.
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "estimator/result.h"
+
+namespace hubwatch::diff {
+
+// Deeper nesting than this is refused before parsing (the engines recurse over the DOM).
+inline constexpr int kMaxJsonDepth = 256;
+
+// Parses untrusted JSON text. Errors are one line: "invalid JSON at byte 17: ...", "JSON nested
+// deeper than 256 levels".
+Result<nlohmann::json> ParseJson(std::string_view text);
+
+// Compact one-line rendering for summaries: arrays as [1, 2], objects as {"k": 1}, strings
+// quoted; cut to max_chars with "..." when longer. Never throws (invalid UTF-8 is replaced).
+std::string ShortJson(const nlohmann::json& value, size_t max_chars = 60);
+
+// text itself when at most max_chars bytes, else its start (cut at a UTF-8 boundary) and "...",
+// max_chars bytes in all.
+std::string CutText(std::string text, size_t max_chars);
+
+// A JSON Pointer as a reader would write the path: "/rope_scaling/rope_type" ->
+// "rope_scaling.rope_type", "/eos_token_id/1" -> "eos_token_id[1]", "" -> "(root)".
+std::string DisplayPointer(std::string_view pointer);
+
+// Escapes one JSON Pointer reference token (RFC 6901): "~" -> "~0", "/" -> "~1".
+std::string EscapePointerToken(std::string_view token);
+
+// Joins summary parts with "; ", stopping before max_chars and ending "; +N more" when parts
+// were left out. Always keeps the first part (cut with "..." if it alone is too long).
+std::string JoinSummary(const std::vector<std::string>& parts, size_t max_chars = 200);
+
+}  // namespace hubwatch::diff
