@@ -130,6 +130,9 @@ bool HubClient::CheckRepo(const std::string& repo, const HubCallback<T>& done) {
   return false;
 }
 
+template bool HubClient::CheckRepo<SafetensorsHeaderInfo>(
+    const std::string&, const HubCallback<SafetensorsHeaderInfo>&);
+
 void HubClient::Paged(
     RequestKind kind, std::string first_url,
     std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,

@@ -172,9 +172,9 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     const int status = response.status;
     const bool endpoint_hop = OriginOf(hop_url) == state->endpoint_origin;
     if (endpoint_hop && response.headers.Has("X-Repo-Commit")) {
-      identity = HttpHeaders();
+      // Later Hub hops (resolve-cache) refine what earlier ones said, never erase it.
       for (const char* name : {"X-Repo-Commit", "X-Linked-Etag", "X-Linked-Size", "ETag"}) {
-        if (auto v = response.headers.Get(name)) identity.Add(name, std::string(*v));
+        if (auto v = response.headers.Get(name)) identity.Set(name, std::string(*v));
       }
     }
     if (IsRedirect(status)) return OnRedirect(std::move(response));
