@@ -21,6 +21,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"estimate", "parameter count, GPU memory, fit and cost of a model from its config.json",
      hubwatch::cli::RunEstimate},
+    {"chat-template", "render a chat template on a conversation, as the Hub renders it",
+     hubwatch::cli::RunChatTemplate},
 };
 
 void PrintHelp(std::ostream& out) {

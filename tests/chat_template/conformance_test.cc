@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/chat_template/testdata.h"
 #include "tracker/chat_template/template.h"
 
 namespace hubwatch::chat_template {
@@ -20,14 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-const fs::path kTestData = CHAT_TEMPLATE_TESTDATA_DIR;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+const fs::path kTestData = testdata::Dir();
+using testdata::ReadFile;
 
 // The clock the oracle froze (oracle/generate.mjs kFixedNow).
 RenderOptions OracleOptions() {

@@ -15,17 +15,26 @@ SourceMap::SourceMap(std::string_view source) : source_(source) {
   }
 }
 
-SourcePos SourceMap::At(size_t offset) const {
+SourcePos SourceMap::At(size_t offset) {
   offset = std::min(offset, source_.size());
   const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   const size_t line_index = static_cast<size_t>(it - line_starts_.begin()) - 1;
-  const size_t start = line_starts_[line_index];
+  const size_t line_start = line_starts_[line_index];
+  // Continue from the previous query when it is on the same line, before this offset.
+  size_t from = line_start;
   int column = 1;
-  for (size_t i = start; i < offset;) {
+  if (last_.line == static_cast<int>(line_index) + 1 && last_offset_ >= line_start &&
+      last_offset_ <= offset) {
+    from = last_offset_;
+    column = last_.column;
+  }
+  for (size_t i = from; i < offset;) {
     text::DecodeUtf8(source_, i);
     ++column;
   }
-  return {static_cast<int>(line_index) + 1, column};
+  last_offset_ = offset;
+  last_ = {static_cast<int>(line_index) + 1, column};
+  return last_;
 }
 
 namespace {
@@ -75,21 +84,19 @@ size_t WhitespaceBefore(std::string_view s, size_t begin, size_t end) {
 Mapped LstripBlocks(const Mapped& in) {
   Mapped out;
   const std::string& s = in.text;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (IsLineTerminatorBefore(s, i)) {
-      size_t j = i;
-      while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
-      if (j + 1 < s.size() && s[j] == '{' &&
-          (s[j + 1] == '#' || s[j + 1] == '%' || s[j + 1] == '-')) {
-        out.Append(in, j, j + 2);
-        i = j + 2;
-        continue;
-      }
+  size_t copied = 0;  // s[copied..] is not yet in out
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!IsLineTerminatorBefore(s, i)) continue;
+    size_t j = i;
+    while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+    if (j > i && j + 1 < s.size() && s[j] == '{' &&
+        (s[j + 1] == '#' || s[j + 1] == '%' || s[j + 1] == '-')) {
+      out.Append(in, copied, i);
+      copied = j;
+      i = j;
     }
-    out.Append(in, i, i + 1);
-    ++i;
   }
+  out.Append(in, copied, s.size());
   return out;
 }
 
@@ -97,17 +104,15 @@ Mapped LstripBlocks(const Mapped& in) {
 Mapped TrimBlocks(const Mapped& in) {
   Mapped out;
   const std::string& s = in.text;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (i + 2 < s.size() && (s[i] == '#' || s[i] == '%' || s[i] == '-') && s[i + 1] == '}' &&
-        s[i + 2] == '\n') {
-      out.Append(in, i, i + 2);
-      i += 3;
-      continue;
+  size_t copied = 0;
+  for (size_t i = 0; i + 2 < s.size(); ++i) {
+    if ((s[i] == '#' || s[i] == '%' || s[i] == '-') && s[i + 1] == '}' && s[i + 2] == '\n') {
+      out.Append(in, copied, i + 2);
+      copied = i + 3;
+      i += 2;
     }
-    out.Append(in, i, i + 1);
-    ++i;
   }
+  out.Append(in, copied, s.size());
   return out;
 }
 
@@ -219,12 +224,12 @@ class Lexer {
   Result<std::vector<Token>> Run();
 
  private:
-  Error Fail(size_t at, std::string message) const {
+  Error Fail(size_t at, std::string message) {
     const SourcePos pos = PosAt(at);
     return Error::InvalidInput("line " + std::to_string(pos.line) + ", column " +
                                std::to_string(pos.column) + ": " + message);
   }
-  SourcePos PosAt(size_t at) const {
+  SourcePos PosAt(size_t at) {
     if (src_.origin.empty()) return {1, 1};
     return map_.At(at < src_.origin.size() ? src_.origin[at] : src_.origin.back() + 1);
   }

@@ -54,15 +54,18 @@ struct Token {
   SourcePos pos;
 };
 
-// Maps offsets in the source to 1-based line and column (columns count code points).
+// Maps offsets in the source to 1-based line and column (columns count code points). Queries
+// in increasing offset order cost O(1) amortized. Not thread-safe (caches the last query).
 class SourceMap {
  public:
   explicit SourceMap(std::string_view source);
-  SourcePos At(size_t offset) const;
+  SourcePos At(size_t offset);
 
  private:
   std::string_view source_;
   std::vector<size_t> line_starts_;
+  size_t last_offset_ = 0;
+  SourcePos last_{1, 1};
 };
 
 // Tokenizes source. Errors (an unterminated string or comment, an unexpected character) are

@@ -545,7 +545,7 @@ NodePtr Parser::ParseCallMember() {
 NodePtr Parser::ParseCallExpression(NodePtr callee) {
   DepthGuard guard(*this);
   if (failed() || !callee) return nullptr;
-  NodePtr call = MakeNode(NodeKind::kCall, Here());
+  NodePtr call = MakeNode(NodeKind::kCall, callee->pos);
   call->a = std::move(callee);
   if (!ParseArgs(ArgsMode::kCall, call->items)) return nullptr;
   NodePtr expression = ParseMemberExpression(std::move(call));
@@ -682,7 +682,8 @@ NodePtr Parser::ParseMemberExpression(NodePtr object) {
         return Fail(property->pos, "expected a name or an integer after '.'");
       }
     }
-    NodePtr member = MakeNode(NodeKind::kMember, op.pos);
+    // Errors point at the property name of obj.name, at the '[' of obj[expr].
+    NodePtr member = MakeNode(NodeKind::kMember, computed ? op.pos : property->pos);
     member->flag = computed;
     member->a = std::move(object);
     member->b = std::move(property);

@@ -19,6 +19,22 @@ Variables VariablesFromJson(const nlohmann::ordered_json& object) {
   return variables;
 }
 
+Variables OverlayVariables(const Variables& defaults, const Variables& overrides) {
+  Variables merged = defaults;
+  for (const auto& [name, value] : overrides) {
+    bool replaced = false;
+    for (auto& [existing_name, existing] : merged) {
+      if (existing_name == name) {
+        existing = value;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) merged.emplace_back(name, value);
+  }
+  return merged;
+}
+
 Result<Template> Template::Parse(std::string_view source, const Limits& limits) {
   Result<std::vector<Token>> tokens = Tokenize(source);
   if (!tokens.ok()) return tokens.error();

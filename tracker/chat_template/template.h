@@ -69,6 +69,10 @@ using Variables = std::vector<std::pair<std::string, Value>>;
 // Converts a JSON object's members to variables. REQUIRES: object.is_object().
 Variables VariablesFromJson(const nlohmann::ordered_json& object);
 
+// defaults with overrides applied: a name in both takes the override's value (and keeps the
+// default's place).
+Variables OverlayVariables(const Variables& defaults, const Variables& overrides);
+
 struct Program;
 
 class Template {

@@ -2,7 +2,7 @@
 
 namespace hubwatch::chat_template::text {
 
-char32_t DecodeUtf8(std::string_view s, size_t& i) {
+char32_t DecodeUtf8Slow(std::string_view s, size_t& i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = byte(i);
   if (c < 0x80) {

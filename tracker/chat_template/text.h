@@ -18,8 +18,17 @@
 
 namespace hubwatch::chat_template::text {
 
+char32_t DecodeUtf8Slow(std::string_view s, size_t& i);
+
 // Decodes the code point starting at s[i] and advances i past it. REQUIRES: i < s.size().
-char32_t DecodeUtf8(std::string_view s, size_t& i);
+inline char32_t DecodeUtf8(std::string_view s, size_t& i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    ++i;
+    return c;
+  }
+  return DecodeUtf8Slow(s, i);
+}
 
 // Appends the UTF-8 encoding of cp (surrogates and out-of-range values become U+FFFD).
 void AppendUtf8(std::string& out, char32_t cp);
