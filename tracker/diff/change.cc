@@ -1,5 +1,7 @@
 #include "tracker/diff/change.h"
 
+#include "tracker/diff/json_text.h"
+
 namespace hubwatch::diff {
 namespace {
 
@@ -38,9 +40,9 @@ Change ErrorChange(std::string_view path, std::string_view message) {
   Change change;
   change.kind = ChangeKind::kError;
   change.impact = Impact::kBehavioral;
-  change.path = std::string(path);
-  change.summary = std::string(path) + ": " + std::string(message);
-  change.details = {{"file", path}, {"error", message}};
+  change.path = SanitizeUtf8(path);
+  change.summary = change.path + ": " + SanitizeUtf8(message);
+  change.details = {{"file", change.path}, {"error", SanitizeUtf8(message)}};
   return change;
 }
 

@@ -152,7 +152,8 @@ std::vector<Change> DiffConfigFile(const std::optional<std::string>& before,
       }
     }
   }
-  std::optional<Change> change = FieldsChange(kind, path, *pair, ConfigFieldImpact, lead);
+  std::optional<Change> change = FieldsChange(
+      kind, path, *pair, [](const JsonOp& op) { return ConfigFieldImpact(op.path); }, lead);
   if (!change) return changes;
   if (!schema_notes.empty()) {
     change->impact = Impact::kBreaking;

@@ -24,6 +24,20 @@ std::string TopKey(std::string_view pointer) {
 
 }  // namespace
 
+Change PreviouslyInvalidChange(ChangeKind kind, std::string_view path, bool present_now,
+                               std::string_view previous_error) {
+  Change change;
+  change.kind = kind;
+  change.impact = Impact::kBehavioral;
+  change.path = std::string(path);
+  change.summary = present_now ? "readable again (the previous revision's file was invalid)"
+                               : "invalid file removed";
+  change.details = {{"file", path},
+                    {"status", present_now ? "fixed" : "removed"},
+                    {"previous_error", SanitizeUtf8(previous_error)}};
+  return change;
+}
+
 std::optional<JsonFilePair> ParseJsonFilePair(const std::optional<std::string>& before,
                                               const std::optional<std::string>& after,
                                               std::string_view path, ChangeKind kind,
@@ -41,16 +55,8 @@ std::optional<JsonFilePair> ParseJsonFilePair(const std::optional<std::string>& 
   if (before) {
     Result<nlohmann::json> doc = ParseObject(*before);
     if (!doc.ok()) {
-      Change change;
-      change.kind = kind;
-      change.impact = Impact::kBehavioral;
-      change.path = std::string(path);
-      change.summary = pair.after ? "readable again (the previous revision's file was invalid)"
-                                  : "invalid file removed";
-      change.details = {{"file", path},
-                        {"status", pair.after ? "fixed" : "removed"},
-                        {"previous_error", doc.error().message}};
-      changes.push_back(std::move(change));
+      changes.push_back(
+          PreviouslyInvalidChange(kind, path, pair.after.has_value(), doc.error().message));
       return std::nullopt;
     }
     pair.before = std::move(doc).value();
@@ -80,7 +86,7 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
   };
   std::vector<Group> groups;
   for (size_t i = 0; i < ops.size(); ++i) {
-    const Impact impact = classify(ops[i].path);
+    const Impact impact = classify(ops[i]);
     change.impact = MaxImpact(change.impact, impact);
     nlohmann::json entry = JsonOpToJson(ops[i]);
     entry["impact"] = ImpactName(impact);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tracker/diff/change.h"
+#include "tracker/diff/json_diff.h"
 
 namespace hubwatch::diff {
 
@@ -30,8 +31,14 @@ std::optional<JsonFilePair> ParseJsonFilePair(const std::optional<std::string>& 
                                               std::string_view path, ChangeKind kind,
                                               std::vector<Change>& changes);
 
-// Classifies one operation by the JSON Pointer it touches.
-using FieldClassifier = std::function<Impact(std::string_view pointer)>;
+// The change for a file whose previous revision could not be read and that now reads (or is
+// gone): kind `kind`, behavioral, details {"file", "status": "fixed" | "removed",
+// "previous_error"}.
+Change PreviouslyInvalidChange(ChangeKind kind, std::string_view path, bool present_now,
+                               std::string_view previous_error);
+
+// Classifies one operation (mostly by the JSON Pointer it touches).
+using FieldClassifier = std::function<Impact(const JsonOp& op)>;
 
 // The change for a JSON file from its semantic diff (an absent side diffs as {}), or nullopt
 // when the two sides are equal. REQUIRES: pair.before or pair.after. Impact: the most severe

@@ -25,6 +25,15 @@ Result<nlohmann::json> ParseJson(std::string_view text);
 // quoted; cut to max_chars with "..." when longer. Never throws (invalid UTF-8 is replaced).
 std::string ShortJson(const nlohmann::json& value, size_t max_chars = 60);
 
+// Length of the valid UTF-8 sequence starting at text[i] (REQUIRES: i < text.size()), or 0
+// when none starts there (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+// ASCII bytes are sequences of length 1.
+size_t Utf8SequenceLength(std::string_view text, size_t i);
+
+// text with every byte that does not belong to a valid UTF-8 sequence replaced by U+FFFD, so
+// that it can go into JSON (error messages quote input).
+std::string SanitizeUtf8(std::string_view text);
+
 // text itself when at most max_chars bytes, else its start (cut at a UTF-8 boundary) and "...",
 // max_chars bytes in all.
 std::string CutText(std::string text, size_t max_chars);
