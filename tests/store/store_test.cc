@@ -42,8 +42,8 @@ RevisionIngest SampleIngest(const std::string& sha, const std::string& parent) {
   in.revision.authors = {"osanseviero"};
   in.revision.refs = {"main"};
   in.revision.first_seen_at = 1700000000;
-  in.manifest = {{"config.json", "oid-config-" + sha, 857, std::nullopt},
-                 {"model-00001-of-00004.safetensors", "oid-w1", 4903351912, "sha-w1"}};
+  in.manifest = {{"config.json", "oid-config-" + sha, 857, std::nullopt, std::nullopt},
+                 {"model-00001-of-00004.safetensors", "oid-w1", 4903351912, "sha-w1", 4903351912}};
   in.blobs = {{"oid-config-" + sha, "{\"model_type\": \"gemma2\"}"}};
   SafetensorsHeader h;
   h.tensors["model.norm.weight"] = {"BF16", {3584}, 0, 7168, 3584};

@@ -11,6 +11,7 @@
 
 #include "estimator/safetensors_header.h"
 #include "tracker/diff/change.h"
+#include "tracker/diff/manifest.h"
 
 namespace hubwatch::store {
 
@@ -42,13 +43,6 @@ struct RevisionRecord {
   int64_t first_seen_at = 0;
   int64_t ingest_order = 0;  // set by the store
   bool rewritten_away = false;
-};
-
-struct FileRecord {
-  std::string path{};
-  std::string oid{};  // git blob oid
-  int64_t size = 0;
-  std::optional<std::string> lfs_sha256{};
 };
 
 struct ChangeRecord {
@@ -95,7 +89,7 @@ struct NewAdvisory {
 // Everything ingesting one revision writes, in one transaction.
 struct RevisionIngest {
   RevisionRecord revision{};
-  std::vector<FileRecord> manifest{};
+  diff::Manifest manifest{};
   std::vector<std::pair<std::string, std::string>> blobs{};  // git oid -> content (new files)
   std::vector<std::pair<std::string, SafetensorsHeader>> headers{};  // LFS sha256 -> header
   std::vector<diff::Change> changes{};                               // ordinals are the indexes

@@ -257,6 +257,15 @@ Result<std::optional<std::string>> Store::GetRefHead(const std::string& repo,
   return std::optional<std::string>(q.Text(0));
 }
 
+Status Store::SetRefHead(const std::string& repo, const std::string& ref, const std::string& sha,
+                         int64_t now) {
+  HW_PREPARE(q,
+             "INSERT INTO ref_heads (repo, ref, sha, updated_at) VALUES (?1, ?2, ?3, ?4) "
+             "ON CONFLICT (repo, ref) DO UPDATE SET sha = excluded.sha, "
+             "updated_at = excluded.updated_at");
+  return q.Bind(1, repo).Bind(2, ref).Bind(3, sha).Bind(4, now).Run("moving a ref cursor");
+}
+
 Result<bool> Store::HasRevision(const std::string& repo, const std::string& sha) {
   HW_PREPARE(q, "SELECT 1 FROM revisions WHERE repo = ?1 AND sha = ?2");
   q.Bind(1, repo).Bind(2, sha);
@@ -323,18 +332,23 @@ Result<std::optional<RevisionRecord>> Store::LatestRevision(const std::string& r
   return std::optional<RevisionRecord>(ReadRevision(q));
 }
 
-Result<std::vector<FileRecord>> Store::GetManifest(const std::string& repo,
-                                                   const std::string& sha) {
+Result<diff::Manifest> Store::GetManifest(const std::string& repo, const std::string& sha) {
   HW_PREPARE(q,
              "SELECT path, oid, size, lfs_sha256 FROM manifests WHERE repo = ?1 AND sha = ?2 "
              "ORDER BY path");
   q.Bind(1, repo).Bind(2, sha);
-  std::vector<FileRecord> out;
+  diff::Manifest out;
   while (true) {
     Result<bool> row = q.Step("reading manifest");
     if (!row.ok()) return row.error();
     if (!*row) return out;
-    out.push_back({q.Text(0), q.Text(1), q.Int(2), q.OptionalText(3)});
+    diff::ManifestEntry e;
+    e.path = q.Text(0);
+    e.git_oid = q.Text(1);
+    e.size = static_cast<uint64_t>(q.Int(2));
+    e.lfs_sha256 = q.OptionalText(3);
+    if (e.lfs_sha256) e.lfs_size = e.size;
+    out.push_back(std::move(e));
   }
 }
 
@@ -388,15 +402,15 @@ Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
                  .Bind(9, rev.first_seen_at)
                  .Run("recording revision " + rev.sha));
     }
-    for (const FileRecord& f : in.manifest) {
+    for (const diff::ManifestEntry& f : in.manifest) {
       HW_PREPARE(q,
                  "INSERT INTO manifests (repo, sha, path, oid, size, lfs_sha256) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
       HW_TRY(q.Bind(1, rev.repo)
                  .Bind(2, rev.sha)
                  .Bind(3, f.path)
-                 .Bind(4, f.oid)
-                 .Bind(5, f.size)
+                 .Bind(4, f.git_oid)
+                 .Bind(5, static_cast<int64_t>(f.size))
                  .BindOptional(6, f.lfs_sha256)
                  .Run("recording manifest"));
     }
@@ -544,6 +558,20 @@ Result<std::vector<ChangeRecord>> Store::ChangesOf(const std::string& repo,
   HW_PREPARE(q, sql);
   q.Bind(1, repo).Bind(2, sha);
   return Collect(q, "listing changes of a revision", ReadChange);
+}
+
+Result<std::optional<std::string>> Store::LastChangeRevision(const std::string& repo,
+                                                             std::string_view kind,
+                                                             const std::string& path) {
+  HW_PREPARE(q,
+             "SELECT c.sha FROM changes c JOIN revisions r ON r.repo = c.repo AND r.sha = c.sha "
+             "WHERE c.repo = ?1 AND c.kind = ?2 AND c.path = ?3 AND r.rewritten_away = 0 "
+             "ORDER BY r.ingest_order DESC LIMIT 1");
+  q.Bind(1, repo).Bind(2, kind).Bind(3, path);
+  Result<bool> row = q.Step("finding the last change");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(q.Text(0));
 }
 
 constexpr const char kEstimateColumns[] =

@@ -62,6 +62,9 @@ class Store {
   Status UpdateRepoPoll(const RepoRecord& repo);
 
   Result<std::optional<std::string>> GetRefHead(const std::string& repo, const std::string& ref);
+  // Moves a ref cursor to a revision already ingested (a ref that caught up with another).
+  Status SetRefHead(const std::string& repo, const std::string& ref, const std::string& sha,
+                    int64_t now);
 
   // Revisions, newest first; `before`: only those ingested before that sha.
   Result<bool> HasRevision(const std::string& repo, const std::string& sha);
@@ -72,7 +75,7 @@ class Store {
   // The most recently ingested revision of a repo that is not rewritten away.
   Result<std::optional<RevisionRecord>> LatestRevision(const std::string& repo);
 
-  Result<std::vector<FileRecord>> GetManifest(const std::string& repo, const std::string& sha);
+  Result<diff::Manifest> GetManifest(const std::string& repo, const std::string& sha);
   Result<std::optional<std::string>> GetBlob(const std::string& oid);
   Result<std::optional<SafetensorsHeader>> GetHeader(const std::string& sha256);
 
@@ -80,6 +83,11 @@ class Store {
 
   Result<std::vector<ChangeRecord>> ListChanges(const Query& query);
   Result<std::vector<ChangeRecord>> ChangesOf(const std::string& repo, const std::string& sha);
+  // The revision of the most recent change of this kind and path, if any: where the current
+  // state of that file (or aspect) first appeared.
+  Result<std::optional<std::string>> LastChangeRevision(const std::string& repo,
+                                                        std::string_view kind,
+                                                        const std::string& path);
   Result<std::optional<EstimateRecord>> GetEstimate(const std::string& repo,
                                                     const std::string& sha);
   // The estimate of the latest revision of `repo` that has one.

@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include "tests/pipeline/pipeline_env.h"
+
+namespace hubwatch::pipeline {
+namespace {
+
+bool Has(const std::vector<store::ChangeRecord>& changes, diff::ChangeKind kind,
+         const std::string& needle = "") {
+  for (const store::ChangeRecord& c : changes) {
+    if (c.change.kind == kind && c.change.summary.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(PipelineTest, IngestsHistoryOldestFirstThenCostsOneRequest) {
+  Track("meta-llama/Meta-Llama-3-8B-Instruct");
+  const PollReport first = PollOnce("meta-llama/Meta-Llama-3-8B-Instruct");
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_TRUE(first.head_moved);
+  EXPECT_GE(first.revisions, 4);
+  const auto revs = Revisions("meta-llama/Meta-Llama-3-8B-Instruct");
+  ASSERT_EQ(revs.size(), static_cast<size_t>(first.revisions));
+  // Newest first in the listing; each revision's parent is the one before it.
+  for (size_t i = 0; i + 1 < revs.size(); ++i) {
+    EXPECT_EQ(revs[i].parents, std::vector<std::string>{revs[i + 1].sha});
+  }
+
+  // Nothing moved: one request (the refs), nothing ingested.
+  const PollReport second = PollOnce("meta-llama/Meta-Llama-3-8B-Instruct");
+  ASSERT_TRUE(second.ok) << second.error;
+  EXPECT_FALSE(second.head_moved);
+  EXPECT_EQ(second.revisions, 0);
+  EXPECT_EQ(second.stats.requests, 1);
+}
+
+TEST_F(PipelineTest, Llama3EosIncidentProducesConfigAndGenerationConfigChanges) {
+  Track("meta-llama/Meta-Llama-3-8B-Instruct");
+  ASSERT_TRUE(PollOnce("meta-llama/Meta-Llama-3-8B-Instruct").ok);
+  const auto changes = Changes("meta-llama/Meta-Llama-3-8B-Instruct");
+  EXPECT_TRUE(Has(changes, diff::ChangeKind::kGenerationConfig, "eos_token_id"));
+  EXPECT_TRUE(Has(changes, diff::ChangeKind::kConfig, "eos_token_id"));
+}
+
+TEST_F(PipelineTest, Gemma2EstimateMatchesItsHeadersExactly) {
+  Track("google/gemma-2-9b-it");
+  const PollReport r = PollOnce("google/gemma-2-9b-it");
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto latest = store_->LatestEstimate("google/gemma-2-9b-it");
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->params_total, 9241705984u);
+  ASSERT_TRUE((*latest)->parameter_delta.has_value());
+  EXPECT_EQ(*(*latest)->parameter_delta, 0);
+  EXPECT_EQ((*latest)->estimate["checkpoint"]["tensors"], 464);
+  // Headers were read with range requests; no weight byte beyond them was downloaded.
+  uint64_t cdn_bytes = 0;
+  for (const auto& req : fakehub_->RequestLog()) {
+    if (req.server == "cdn") {
+      EXPECT_FALSE(req.range.empty()) << req.path;
+      cdn_bytes += req.bytes;
+    }
+  }
+  EXPECT_LT(cdn_bytes, 4u * 200'000u);
+}
+
+TEST_F(PipelineTest, IngestingTheSameHistoryIntoAFreshStoreGivesTheSameAdvisoryIds) {
+  Track("meta-llama/Meta-Llama-3-8B-Instruct");
+  ASSERT_TRUE(PollOnce("meta-llama/Meta-Llama-3-8B-Instruct").ok);
+  const std::vector<std::string> first = AdvisoryIds();
+  ASSERT_FALSE(first.empty());
+  RemoveDb();
+  OpenStore();
+  Track("meta-llama/Meta-Llama-3-8B-Instruct");
+  now_ += 86400;  // a different day: ids must not depend on when
+  ASSERT_TRUE(PollOnce("meta-llama/Meta-Llama-3-8B-Instruct").ok);
+  EXPECT_EQ(first, AdvisoryIds());
+}
+
+TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
+  Track("google/gemma-7b-it");
+  ASSERT_TRUE(PollOnce("google/gemma-7b-it").ok);
+  ASSERT_TRUE(fakehub_->SetGated("google/gemma-7b-it", "manual").ok());
+  PollReport gated = PollOnce("google/gemma-7b-it");
+  // Refs of a gated repo stay readable anonymously on the Hub; the state shows on file reads,
+  // so a poll with nothing new stays ok. Delete it: the repo answers 401/404.
+  ASSERT_TRUE(fakehub_->DeleteRepo("google/gemma-7b-it").ok());
+  PollReport deleted = PollOnce("google/gemma-7b-it");
+  EXPECT_FALSE(deleted.ok);
+  EXPECT_EQ(deleted.state, store::RepoState::kDeleted);
+  const auto repo = store_->GetRepo("google/gemma-7b-it");
+  EXPECT_EQ((*repo)->state, store::RepoState::kDeleted);
+  EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);
+  (void)gated;
+}
+
+TEST_F(PipelineTest, SuperSquashIsAHistoryChange) {
+  Track("microsoft/Phi-3-mini-4k-instruct");
+  ASSERT_TRUE(PollOnce("microsoft/Phi-3-mini-4k-instruct").ok);
+  const size_t before = Revisions("microsoft/Phi-3-mini-4k-instruct").size();
+  ASSERT_TRUE(fakehub_->SuperSquash("microsoft/Phi-3-mini-4k-instruct").ok());
+  const PollReport r = PollOnce("microsoft/Phi-3-mini-4k-instruct");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.history_rewritten);
+  const auto changes = Changes("microsoft/Phi-3-mini-4k-instruct");
+  EXPECT_TRUE(Has(changes, diff::ChangeKind::kHistory, "rewritten"));
+  size_t rewritten = 0;
+  for (const auto& rev : Revisions("microsoft/Phi-3-mini-4k-instruct")) {
+    rewritten += rev.rewritten_away;
+  }
+  EXPECT_EQ(rewritten, before);
+}
+
+}  // namespace
+}  // namespace hubwatch::pipeline

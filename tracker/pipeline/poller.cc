@@ -1,0 +1,469 @@
+#include "tracker/pipeline/poller.h"
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "tracker/advisory/osv.h"
+#include "tracker/pipeline/estimate_step.h"
+#include "tracker/pipeline/git_blob.h"
+#include "tracker/pipeline/revision_diff.h"
+#include "tracker/pipeline/snapshot_loader.h"
+
+namespace hubwatch::pipeline {
+namespace {
+
+constexpr int64_t kMaxBackoffS = 24 * 3600;
+constexpr int kUnavailableSlowdown = 4;  // deleted / gated / disabled repos poll 4x slower
+
+void AddStats(hub::CallStats& total, const hub::CallStats& s) {
+  total.requests += s.requests;
+  total.retries += s.retries;
+  total.redirects += s.redirects;
+  total.not_modified += s.not_modified;
+  total.bytes_sent += s.bytes_sent;
+  total.bytes_received += s.bytes_received;
+  total.waited += s.waited;
+}
+
+// Whether a failed file read is about the file (its content is bad: record an error change and
+// move on) rather than about the repo or the network (stop; poll again later, losing nothing).
+bool IsContentProblem(hub::HubErrorKind kind) {
+  return kind == hub::HubErrorKind::kProtocol || kind == hub::HubErrorKind::kEntryNotFound;
+}
+
+store::RepoState StateFor(hub::HubErrorKind kind) {
+  switch (kind) {
+    case hub::HubErrorKind::kNotFound:
+      return store::RepoState::kDeleted;
+    case hub::HubErrorKind::kGatedAnonymous:
+    case hub::HubErrorKind::kGatedNotApproved:
+      return store::RepoState::kGated;
+    case hub::HubErrorKind::kDisabled:
+      return store::RepoState::kDisabled;
+    default:
+      return store::RepoState::kErroring;
+  }
+}
+
+// The Hub's commit dates are ISO 8601 ("2024-04-18T15:19:20.000Z"); OSV wants "...Z" UTC.
+std::string PublishedTime(const std::string& date, int64_t now) {
+  if (date.size() >= 20 && date.back() == 'Z' && date[10] == 'T') return date;
+  return advisory::Rfc3339(now);
+}
+
+}  // namespace
+
+class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
+ public:
+  RepoPoll(Poller& owner, std::string repo, std::function<void(PollReport)> done)
+      : p_(owner), repo_(std::move(repo)), done_(std::move(done)) {
+    report_.repo = repo_;
+  }
+
+  void Start() {
+    Result<std::optional<store::RepoRecord>> record = p_.store_.GetRepo(repo_);
+    if (!record.ok() || !*record) {
+      return FailLocal(record.ok() ? "not a tracked repo" : record.error().message);
+    }
+    record_ = **record;
+    auto self = shared_from_this();
+    p_.hub_.Refs(repo_, false, [self](hub::HubResult<hub::RepoRefs> refs, const hub::CallStats& s) {
+      AddStats(self->report_.stats, s);
+      if (!refs.ok()) return self->FailHub(refs.error());
+      self->OnRefs(*refs);
+    });
+  }
+
+ private:
+  struct Moved {
+    std::string ref;
+    std::string head;
+  };
+
+  void OnRefs(const hub::RepoRefs& refs) {
+    for (const std::string& ref : record_.refs) {
+      std::string head;
+      for (const auto* list : {&refs.branches, &refs.tags}) {
+        for (const hub::GitRef& r : *list) {
+          if (r.name == ref) head = r.target_commit;
+        }
+      }
+      if (head.empty()) return FailLocal("tracked ref \"" + ref + "\" does not exist");
+      Result<std::optional<std::string>> cursor = p_.store_.GetRefHead(repo_, ref);
+      if (!cursor.ok()) return FailLocal(cursor.error().message);
+      if (*cursor != head) moved_.push_back({ref, head});
+    }
+    report_.head_moved = !moved_.empty();
+    NextRef();
+  }
+
+  void NextRef() {
+    if (moved_.empty()) return Finish();
+    const Moved m = moved_.front();
+    moved_.pop_front();
+    ref_ = m.ref;
+    Result<std::optional<std::string>> cursor = p_.store_.GetRefHead(repo_, ref_);
+    if (!cursor.ok()) return FailLocal(cursor.error().message);
+    cursor_ = cursor->value_or("");
+    Result<bool> known = p_.store_.HasRevision(repo_, m.head);
+    if (!known.ok()) return FailLocal(known.error().message);
+    if (*known) {  // the ref moved to a revision already ingested through another ref
+      if (Status s = p_.store_.SetRefHead(repo_, ref_, m.head, Now()); !s.ok()) {
+        return FailLocal(s.error().message);
+      }
+      return NextRef();
+    }
+    hub::CommitsOptions options;
+    options.stop_at = cursor_;
+    auto self = shared_from_this();
+    p_.hub_.Commits(repo_, m.head, options,
+                    [self](hub::HubResult<hub::CommitList> list, const hub::CallStats& s) {
+                      AddStats(self->report_.stats, s);
+                      if (!list.ok()) return self->FailHub(list.error());
+                      self->OnCommits(std::move(list).value());
+                    });
+  }
+
+  void OnCommits(hub::CommitList list) {
+    rewrite_ = !cursor_.empty() && !list.reached_stop_commit;
+    std::set<std::string> in_history;
+    queue_.clear();
+    for (auto it = list.commits.rbegin(); it != list.commits.rend(); ++it) {
+      in_history.insert(it->id);
+      Result<bool> known = p_.store_.HasRevision(repo_, it->id);
+      if (!known.ok()) return FailLocal(known.error().message);
+      if (!*known) queue_.push_back(*it);
+    }
+    rewritten_away_.clear();
+    if (rewrite_) {
+      report_.history_rewritten = true;
+      Result<std::vector<store::RevisionRecord>> old = p_.store_.ListRevisions(repo_);
+      if (!old.ok()) return FailLocal(old.error().message);
+      for (const store::RevisionRecord& r : *old) {
+        if (!r.rewritten_away && !in_history.count(r.sha)) rewritten_away_.push_back(r.sha);
+      }
+      new_line_length_ = list.commits.size();
+    }
+    base_sha_ = cursor_;
+    base_.reset();
+    if (!base_sha_.empty()) {
+      Result<Snapshot> base = LoadSnapshot(p_.store_, repo_, base_sha_);
+      if (!base.ok()) return FailLocal(base.error().message);
+      base_ = std::move(base).value();
+    }
+    IngestNext();
+  }
+
+  void IngestNext() {
+    if (queue_.empty()) return NextRef();
+    auto self = shared_from_this();
+    hub::TreeOptions options;
+    options.recursive = true;
+    p_.hub_.Tree(repo_, queue_.front().id, options,
+                 [self](hub::HubResult<std::vector<hub::TreeEntry>> tree, const hub::CallStats& s) {
+                   AddStats(self->report_.stats, s);
+                   if (!tree.ok()) return self->FailHub(tree.error());
+                   self->OnTree(*tree);
+                 });
+  }
+
+  void OnTree(const std::vector<hub::TreeEntry>& tree) {
+    current_ = Snapshot{};
+    current_.sha = queue_.front().id;
+    new_blobs_.clear();
+    new_headers_.clear();
+    for (const hub::TreeEntry& t : tree) {
+      if (t.type != "file") continue;
+      diff::ManifestEntry e;
+      e.path = t.path;
+      e.git_oid = t.oid;
+      e.size = t.size;
+      if (t.lfs) {
+        e.lfs_sha256 = t.lfs->oid;
+        e.lfs_size = t.lfs->size;
+        e.size = t.lfs->size;
+      }
+      current_.manifest.push_back(std::move(e));
+    }
+    // Reuse what the previous revision or the store already has; fetch the rest.
+    std::vector<const diff::ManifestEntry*> to_fetch, headers_to_read;
+    std::set<std::string> header_ids;
+    for (const diff::ManifestEntry& e : current_.manifest) {
+      if (IsTrackedSmallFile(e)) {
+        if (std::optional<std::string> known = KnownBlob(e)) {
+          current_.files[e.path] = std::move(*known);
+        } else {
+          to_fetch.push_back(&e);
+        }
+      } else if (IsSafetensorsFile(e) && header_ids.insert(*e.lfs_sha256).second) {
+        if (std::optional<SafetensorsHeader> known = KnownHeader(*e.lfs_sha256)) {
+          current_.headers.emplace(*e.lfs_sha256, std::move(*known));
+        } else {
+          headers_to_read.push_back(&e);
+        }
+      }
+    }
+    if (failed_) return;
+    pending_ = to_fetch.size() + headers_to_read.size();
+    if (pending_ == 0) return Build();
+    auto self = shared_from_this();
+    const std::string sha = current_.sha;
+    for (const diff::ManifestEntry* e : to_fetch) {
+      const std::string path = e->path, oid = e->git_oid;
+      p_.hub_.ResolveGet(
+          repo_, sha, path,
+          [self, path, oid](hub::HubResult<hub::FileContent> r, const hub::CallStats& s) {
+            AddStats(self->report_.stats, s);
+            if (!r.ok() && !IsContentProblem(r.error().kind)) {
+              return self->FailHub(r.error());
+            }
+            if (!r.ok()) {
+              self->current_.unreadable[path] = r.error().ToString();
+            } else if (GitBlobOid(r->body) != oid) {
+              self->current_.unreadable[path] =
+                  "the content served does not match its git blob id " + oid +
+                  " (truncated or altered)";
+            } else {
+              self->new_blobs_.emplace(oid, r->body);
+              self->current_.files[path] = std::move(r->body);
+            }
+            self->OneFetched();
+          });
+    }
+    for (const diff::ManifestEntry* e : headers_to_read) {
+      const std::string path = e->path, id = *e->lfs_sha256;
+      p_.hub_.ReadSafetensorsHeader(
+          repo_, sha, path,
+          [self, path, id](hub::HubResult<hub::SafetensorsHeaderInfo> r, const hub::CallStats& s) {
+            AddStats(self->report_.stats, s);
+            if (!r.ok() && !IsContentProblem(r.error().kind)) return self->FailHub(r.error());
+            if (!r.ok()) {
+              self->current_.unreadable[path] = r.error().ToString();
+            } else {
+              self->new_headers_.emplace(id, r->header);
+              self->current_.headers.emplace(id, std::move(r->header));
+            }
+            self->OneFetched();
+          });
+    }
+  }
+
+  std::optional<std::string> KnownBlob(const diff::ManifestEntry& e) {
+    if (base_) {
+      for (const auto& be : base_->manifest) {
+        if (be.path == e.path && be.git_oid == e.git_oid) return base_->File(e.path);
+      }
+    }
+    Result<std::optional<std::string>> blob = p_.store_.GetBlob(e.git_oid);
+    if (!blob.ok()) {
+      FailLocal(blob.error().message);
+      return std::nullopt;
+    }
+    return *blob;
+  }
+
+  std::optional<SafetensorsHeader> KnownHeader(const std::string& id) {
+    if (base_) {
+      auto it = base_->headers.find(id);
+      if (it != base_->headers.end()) return it->second;
+    }
+    Result<std::optional<SafetensorsHeader>> h = p_.store_.GetHeader(id);
+    if (!h.ok()) {
+      FailLocal(h.error().message);
+      return std::nullopt;
+    }
+    return *h;
+  }
+
+  void OneFetched() {
+    if (--pending_ == 0 && !failed_) Build();
+  }
+
+  void Build() {
+    const hub::CommitInfo& commit = queue_.front();
+    const int64_t now = Now();
+    store::RevisionIngest in;
+    in.revision.repo = repo_;
+    in.revision.sha = commit.id;
+    if (!base_sha_.empty()) in.revision.parents = {base_sha_};
+    in.revision.authored_at = commit.date;
+    in.revision.title = commit.title;
+    in.revision.message = commit.message;
+    in.revision.authors = commit.authors;
+    in.revision.refs = {ref_};
+    in.revision.first_seen_at = now;
+    in.manifest = current_.manifest;
+    for (auto& [oid, content] : new_blobs_) in.blobs.emplace_back(oid, content);
+    for (auto& [id, header] : new_headers_) in.headers.emplace_back(id, header);
+
+    if (rewrite_) {
+      diff::Change history;
+      history.kind = diff::ChangeKind::kHistory;
+      history.impact = diff::Impact::kBreaking;
+      history.summary = ref_ + " rewritten: previous head " + cursor_.substr(0, 7) + " is gone; " +
+                        std::to_string(rewritten_away_.size()) +
+                        " revision(s) no longer reachable, the new history has " +
+                        std::to_string(new_line_length_) + " commit(s)";
+      history.details = {{"ref", ref_},
+                         {"previous_head", cursor_},
+                         {"new_head", commit.id},
+                         {"rewritten_away", rewritten_away_},
+                         {"new_history_length", new_line_length_}};
+      in.changes.push_back(std::move(history));
+      in.rewritten_away = rewritten_away_;
+      rewrite_ = false;  // once, on the first revision of the new line
+    }
+    for (diff::Change& c : DiffSnapshots(base_ ? &*base_ : nullptr, current_)) {
+      in.changes.push_back(std::move(c));
+    }
+
+    Result<std::optional<store::EstimateRecord>> previous = p_.store_.LatestEstimate(repo_);
+    if (!previous.ok()) return FailLocal(previous.error().message);
+    if (NeedsEstimate(base_ ? &*base_ : nullptr, current_, previous->has_value())) {
+      EstimateOutcome e = EstimateSnapshot(repo_, current_);
+      if (e.record) {
+        if (*previous) {
+          if (std::optional<diff::Change> c =
+                  EstimateChange((*previous)->estimate, e.record->estimate)) {
+            in.changes.push_back(std::move(*c));
+          }
+        }
+        in.estimate = std::move(e.record);
+      } else {
+        Log("no estimate for " + repo_ + "@" + commit.id.substr(0, 7) + ": " + e.skipped_because);
+      }
+    }
+
+    std::map<std::pair<diff::ChangeKind, std::string>, int> ordinals;
+    for (size_t i = 0; i < in.changes.size(); ++i) {
+      const diff::Change& c = in.changes[i];
+      const int ordinal = ordinals[{c.kind, c.path}]++;
+      if (c.impact == diff::Impact::kCosmetic && !p_.options_.advise_cosmetic) continue;
+      Result<std::optional<std::string>> introduced =
+          p_.store_.LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
+      if (!introduced.ok()) return FailLocal(introduced.error().message);
+      advisory::AdvisoryContext ctx;
+      ctx.repo = repo_;
+      ctx.revision = commit.id;
+      ctx.parent = base_sha_;
+      ctx.introduced = introduced->value_or("0");
+      ctx.published = PublishedTime(commit.date, now);
+      ctx.modified = advisory::Rfc3339(now);
+      ctx.ordinal = ordinal;
+      if (c.kind == diff::ChangeKind::kEstimate) ctx.estimate_delta = c.details["figures"];
+      nlohmann::json osv = advisory::BuildOsv(c, ctx);
+      in.advisories.push_back({static_cast<int>(i), osv["id"].get<std::string>(), std::move(osv),
+                               ctx.published, ctx.modified});
+    }
+    in.outbox_targets = p_.options_.outbox_targets;
+    in.ref_heads = {{ref_, commit.id}};
+
+    if (p_.options_.before_commit) p_.options_.before_commit(repo_, commit.id);
+    Result<store::IngestOutcome> r = p_.store_.Ingest(in);
+    if (!r.ok()) return FailLocal(r.error().message);
+    if (*r == store::IngestOutcome::kIngested) {
+      ++report_.revisions;
+      report_.changes += static_cast<int>(in.changes.size());
+      report_.advisories += static_cast<int>(in.advisories.size());
+      Log(repo_ + "@" + commit.id.substr(0, 7) + " \"" + commit.title +
+          "\": " + std::to_string(in.changes.size()) + " change(s), " +
+          std::to_string(in.advisories.size()) + " advisory(ies)");
+    }
+    base_sha_ = commit.id;
+    base_ = std::move(current_);
+    queue_.pop_front();
+    IngestNext();
+  }
+
+  void Finish() {
+    record_.state = store::RepoState::kOk;
+    record_.state_detail.clear();
+    record_.consecutive_errors = 0;
+    record_.last_polled_at = Now();
+    record_.next_poll_at = record_.last_polled_at + p_.options_.interval_s;
+    if (Status s = p_.store_.UpdateRepoPoll(record_); !s.ok()) {
+      report_.ok = false;
+      report_.error = s.error().message;
+    }
+    Done();
+  }
+
+  void FailHub(const hub::HubError& e) { Fail(StateFor(e.kind), e.ToString()); }
+  void FailLocal(const std::string& why) { Fail(store::RepoState::kErroring, why); }
+
+  void Fail(store::RepoState state, const std::string& why) {
+    if (failed_) return;
+    failed_ = true;
+    report_.ok = false;
+    report_.error = why;
+    report_.state = state;
+    Log(repo_ + ": " + why);
+    if (record_.id.empty()) return Done();  // not even the repo record could be read
+    record_.state = state;
+    record_.state_detail = why;
+    record_.last_polled_at = Now();
+    int64_t wait = p_.options_.interval_s;
+    if (state == store::RepoState::kErroring) {
+      ++record_.consecutive_errors;
+      wait = std::min<int64_t>(kMaxBackoffS,
+                               wait << std::min<int64_t>(record_.consecutive_errors - 1, 6));
+    } else {
+      wait *= kUnavailableSlowdown;
+    }
+    record_.next_poll_at = record_.last_polled_at + wait;
+    (void)p_.store_.UpdateRepoPoll(record_);  // a failure here is already being reported
+    Done();
+  }
+
+  void Done() {
+    if (done_) {
+      auto done = std::move(done_);
+      done_ = nullptr;
+      done(report_);
+    }
+  }
+
+  int64_t Now() const {
+    if (p_.options_.now) return p_.options_.now();
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  void Log(const std::string& line) {
+    if (p_.options_.log) p_.options_.log(line);
+  }
+
+  Poller& p_;
+  const std::string repo_;
+  std::function<void(PollReport)> done_;
+  PollReport report_;
+  store::RepoRecord record_;
+  std::deque<Moved> moved_;
+  std::string ref_;
+  std::string cursor_;
+  bool rewrite_ = false;
+  size_t new_line_length_ = 0;
+  std::vector<std::string> rewritten_away_;
+  std::deque<hub::CommitInfo> queue_;
+  std::string base_sha_;
+  std::optional<Snapshot> base_;
+  Snapshot current_;
+  std::map<std::string, std::string> new_blobs_;
+  std::map<std::string, SafetensorsHeader> new_headers_;
+  size_t pending_ = 0;
+  bool failed_ = false;
+};
+
+Poller::Poller(hub::HubClient& hub, store::Store& store, PollerOptions options)
+    : hub_(hub), store_(store), options_(std::move(options)) {}
+
+Poller::~Poller() = default;
+
+void Poller::Poll(const std::string& repo, std::function<void(PollReport)> done) {
+  std::make_shared<RepoPoll>(*this, repo, std::move(done))->Start();
+}
+
+}  // namespace hubwatch::pipeline

@@ -1,0 +1,70 @@
+#pragma once
+
+// Poller: brings one tracked repository up to date, from the Hub into the store.
+//
+// One cheap request first: the repo's refs. When no tracked ref moved, that is all. Otherwise,
+// per moved ref: the commit list back to the last known commit; a previous head missing from
+// the new history is a history rewrite (super-squash, force-push), recorded as a `history`
+// change with the old line marked rewritten-away. Then each new revision, oldest first: its
+// recursive tree; the changed tracked small files (deduplicated by git oid, checked against
+// it) and the headers of changed safetensors files (deduplicated by LFS sha256; weights are
+// never downloaded); the diff engines against the previous revision; the estimate when config
+// or headers changed; one OSV advisory per advised change; and one Store::Ingest transaction
+// that also moves the ref cursor, so a crash between revisions loses nothing and repeats
+// nothing. A file the Hub serves badly becomes an `error` change, never a stuck repo; a Hub
+// error for the repo itself becomes its state (deleted, gated, disabled, erroring) and a later
+// next poll.
+//
+// Thread safety: runs on the hub client's loop thread; the store is used from that thread.
+// REQUIRES: the client and the store outlive every poll.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tracker/hub/client.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::pipeline {
+
+struct PollerOptions {
+  int64_t interval_s = 900;
+  bool advise_cosmetic = false;
+  std::vector<std::string> outbox_targets;  // one delivery per advisory per target
+  std::function<int64_t()> now;             // Unix seconds; default: the system clock
+  // Test hook: runs after a revision is fetched and built, just before it is committed.
+  std::function<void(const std::string& repo, const std::string& sha)> before_commit;
+  std::function<void(std::string_view line)> log;
+};
+
+struct PollReport {
+  std::string repo;
+  bool ok = true;
+  std::string error;  // why not ok
+  store::RepoState state = store::RepoState::kOk;
+  bool head_moved = false;
+  bool history_rewritten = false;
+  int revisions = 0;  // ingested by this poll
+  int changes = 0;
+  int advisories = 0;
+  hub::CallStats stats;  // every request this poll made
+};
+
+class Poller {
+ public:
+  Poller(hub::HubClient& hub, store::Store& store, PollerOptions options);
+  ~Poller();
+
+  // Polls `repo`, which must be in the store. `done` runs exactly once, on the loop thread.
+  void Poll(const std::string& repo, std::function<void(PollReport)> done);
+
+ private:
+  class RepoPoll;
+  hub::HubClient& hub_;
+  store::Store& store_;
+  PollerOptions options_;
+};
+
+}  // namespace hubwatch::pipeline

@@ -1,0 +1,41 @@
+#include "tracker/pipeline/revision_diff.h"
+
+#include "tracker/diff/config_diff.h"
+
+namespace hubwatch::pipeline {
+namespace {
+
+std::optional<std::string> FileOf(const Snapshot* s, const std::string& path) {
+  return s ? s->File(path) : std::nullopt;
+}
+
+void Append(std::vector<diff::Change>& out, std::vector<diff::Change> more) {
+  for (diff::Change& c : more) out.push_back(std::move(c));
+}
+
+}  // namespace
+
+std::vector<diff::Change> DiffSnapshots(const Snapshot* before, const Snapshot& after) {
+  std::vector<diff::Change> out;
+  // A file the Hub served badly is an error change, and is left out of the other engines so
+  // it does not look removed.
+  for (const auto& [path, why] : after.unreadable) {
+    out.push_back(diff::ErrorChange(path, "unreadable: " + why));
+  }
+  auto pair = [&](const std::string& path)
+      -> std::pair<std::optional<std::string>, std::optional<std::string>> {
+    if (after.unreadable.count(path)) return {std::nullopt, std::nullopt};
+    return {FileOf(before, path), after.File(path)};
+  };
+  {
+    auto [a, b] = pair("config.json");
+    if (a || b) Append(out, diff::DiffConfig(a, b));
+  }
+  {
+    auto [a, b] = pair("generation_config.json");
+    if (a || b) Append(out, diff::DiffGenerationConfig(a, b));
+  }
+  return out;
+}
+
+}  // namespace hubwatch::pipeline
