@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "tests/diff/synthetic_tokenizer.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch::diff {
@@ -247,6 +248,34 @@ TEST(TokenizerJsonDiff, DamagedInputNeverCrashes) {
     for (const Change& change : DiffTokenizerJson(damaged, kAfter))
       EXPECT_FALSE(change.summary.empty());
   }
+}
+
+// A generated 20k-token file, the shape of the benchmark's: counts come out exact.
+TEST(TokenizerJsonDiff, LargeVocabCounts) {
+  using testing::SyntheticTokenizerJson;
+  const testing::SyntheticTokenizerSpec base{.vocab_size = 20'000, .merges = 15'000};
+  testing::SyntheticTokenizerSpec edited = base;
+  edited.tokens_appended = 10;
+  edited.tokens_renumbered = 5;
+  edited.merges_appended = 7;
+  const Change change =
+      OnlyChange(DiffTokenizerJson(SyntheticTokenizerJson(base), SyntheticTokenizerJson(edited)));
+  const json& sections = change.details["sections"];
+  EXPECT_EQ(sections["vocab"]["added"], 10);
+  EXPECT_EQ(sections["vocab"]["removed"], 0);
+  EXPECT_EQ(sections["vocab"]["renumbered"], 10);  // five swapped pairs
+  EXPECT_EQ(sections["vocab"]["examples"]["added"].size(), 5u);
+  EXPECT_EQ(sections["vocab"]["examples"]["added"][0]["id"], 20'000);
+  EXPECT_EQ(sections["merges"]["added"], 7);
+  EXPECT_EQ(sections["merges"]["removed"], 0);
+  EXPECT_EQ(sections["merges"]["reranked"], 0);
+  EXPECT_EQ(change.impact, Impact::kBreaking);
+  edited = base;
+  edited.bos_template = true;
+  EXPECT_EQ(
+      OnlyChange(DiffTokenizerJson(SyntheticTokenizerJson(base), SyntheticTokenizerJson(edited)))
+          .summary,
+      "post_processor ByteLevel -> TemplateProcessing(<|reserved_0|> $A)");
 }
 
 // F1: tokenizer_config.json eos_token "<|end_of_text|>" -> "<|eot_id|>".

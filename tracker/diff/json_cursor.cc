@@ -1,12 +1,21 @@
 #include "tracker/diff/json_cursor.h"
 
+#include <array>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 #include "tracker/diff/json_text.h"
 
 namespace hubwatch::diff {
 namespace {
+
+// The bytes SkipValue stops at inside a container.
+constexpr std::array<bool, 256> kStructural = [] {
+  std::array<bool, 256> table{};
+  for (unsigned char c : {'"', '{', '}', '[', ']'}) table[c] = true;
+  return table;
+}();
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -230,18 +239,24 @@ bool JsonCursor::SkipValue(std::string_view* raw) {
   if (failed()) return false;
   SkipSpace();
   const size_t start = pos_;
+  // Strings: the next quote not escaped by an odd run of backslashes.
   auto skip_string = [&]() {
-    ++pos_;  // the opening quote
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
+    size_t from = pos_ + 1;  // after the opening quote
+    while (true) {
+      const void* found = std::memchr(text_.data() + from, '"', text_.size() - from);
+      if (found == nullptr) {
+        pos_ = text_.size();
+        return Fail("unterminated string");
+      }
+      const size_t quote = static_cast<size_t>(static_cast<const char*>(found) - text_.data());
+      size_t backslashes = 0;
+      while (text_[quote - 1 - backslashes] == '\\') ++backslashes;  // stops at the opening quote
+      if (backslashes % 2 == 0) {
+        pos_ = quote + 1;
         return true;
       }
-      pos_ += c == '\\' ? 2 : 1;
+      from = quote + 1;
     }
-    pos_ = text_.size();
-    return Fail("unterminated string");
   };
   const char c = pos_ < text_.size() ? text_[pos_] : '\0';
   if (c == '"') {
@@ -250,6 +265,7 @@ bool JsonCursor::SkipValue(std::string_view* raw) {
     std::string closers(1, c == '{' ? '}' : ']');
     ++pos_;
     while (!closers.empty()) {
+      while (pos_ < text_.size() && !kStructural[static_cast<unsigned char>(text_[pos_])]) ++pos_;
       if (pos_ >= text_.size()) return Fail("unterminated object or array");
       const char ch = text_[pos_];
       if (ch == '"') {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <unordered_map>
 #include <vector>
 
+#include "tracker/diff/flat_index.h"
 #include "tracker/diff/json_diff.h"
 #include "tracker/diff/json_text.h"
 #include "tracker/diff/tokenizer_json.h"
@@ -43,9 +43,11 @@ std::optional<SectionDiff> DiffVocabSection(const Vocab& before_vocab, const Voc
   const Vocab* after = &after_vocab;
 
   // token -> position in before.tokens; a later duplicate wins, as in a JSON object.
-  std::unordered_map<std::string_view, size_t> index;
-  index.reserve(before->tokens.size());
-  for (size_t i = 0; i < before->tokens.size(); ++i) index[before->tokens[i].first] = i;
+  const std::hash<std::string_view> hash;
+  const auto& old_tokens = before->tokens;
+  const FlatIndex index(
+      old_tokens.size(), [&](size_t i) { return hash(old_tokens[i].first); },
+      [&](size_t i, size_t j) { return old_tokens[i].first == old_tokens[j].first; });
   std::vector<char> seen(before->tokens.size(), 0);
   struct Moved {
     std::string_view token;
@@ -57,21 +59,26 @@ std::optional<SectionDiff> DiffVocabSection(const Vocab& before_vocab, const Voc
   size_t scores_changed = 0;
   for (size_t i = 0; i < after->tokens.size(); ++i) {
     const auto& [token, id] = after->tokens[i];
-    auto it = index.find(token);
-    if (it == index.end()) {
+    const size_t at =
+        index.Find(hash(token), [&](size_t k) { return old_tokens[k].first == token; });
+    if (at == FlatIndex::kNotFound) {
       added.emplace_back(token, id);
       continue;
     }
-    seen[it->second] = 1;
-    const int64_t old_id = before->tokens[it->second].second;
+    seen[at] = 1;
+    const int64_t old_id = old_tokens[at].second;
     if (old_id != id) renumbered.push_back({token, old_id, id});
-    if (before->unigram && after->unigram && before->scores[it->second] != after->scores[i]) {
+    if (before->unigram && after->unigram && before->scores[at] != after->scores[i]) {
       ++scores_changed;
     }
   }
   std::vector<std::pair<std::string_view, int64_t>> removed;
   for (size_t i = 0; i < before->tokens.size(); ++i) {
-    if (!seen[i] && index[before->tokens[i].first] == i) removed.push_back(before->tokens[i]);
+    if (seen[i]) continue;
+    const std::string_view token = old_tokens[i].first;
+    if (index.Find(hash(token), [&](size_t k) { return old_tokens[k].first == token; }) == i) {
+      removed.push_back(old_tokens[i]);  // (an earlier duplicate of a token is not a token)
+    }
   }
   const bool kind_changed = before->unigram != after->unigram;
   if (added.empty() && removed.empty() && renumbered.empty() && scores_changed == 0 &&
@@ -142,26 +149,33 @@ std::optional<SectionDiff> DiffMergesSection(const Merges& before_merges,
   const Merges* after = &after_merges;
 
   using Merge = std::pair<std::string_view, std::string_view>;
-  std::unordered_map<Merge, size_t, PairHash> rank;  // merge -> first rank in before
-  rank.reserve(before->pairs.size());
-  for (size_t i = 0; i < before->pairs.size(); ++i) rank.emplace(before->pairs[i], i);
-  std::vector<char> seen(before->pairs.size(), 0);
+  const PairHash hash;
+  const auto& old_pairs = before->pairs;
+  // merge -> rank in before; of duplicates the first rank counts, so index them last to first.
+  const size_t n = old_pairs.size();
+  const FlatIndex rank(
+      n, [&](size_t i) { return hash(old_pairs[n - 1 - i]); },
+      [&](size_t i, size_t j) { return old_pairs[n - 1 - i] == old_pairs[n - 1 - j]; });
+  std::vector<char> seen(n, 0);
   std::vector<size_t> common_in_new_order;  // old ranks of the kept merges, in new order
   common_in_new_order.reserve(after->pairs.size());
   std::vector<std::pair<Merge, size_t>> added;
   for (size_t i = 0; i < after->pairs.size(); ++i) {
-    auto it = rank.find(after->pairs[i]);
-    if (it == rank.end() || seen[it->second]) {
-      added.emplace_back(after->pairs[i], i);
+    const Merge& merge = after->pairs[i];
+    const size_t reversed =
+        rank.Find(hash(merge), [&](size_t k) { return old_pairs[n - 1 - k] == merge; });
+    const size_t old_rank = reversed == FlatIndex::kNotFound ? n : n - 1 - reversed;
+    if (old_rank == n || seen[old_rank]) {
+      added.emplace_back(merge, i);
       continue;
     }
-    seen[it->second] = 1;
-    common_in_new_order.push_back(it->second);
+    seen[old_rank] = 1;
+    common_in_new_order.push_back(old_rank);
   }
   std::vector<std::pair<Merge, size_t>> removed;
   size_t reranked = 0;
   size_t k = 0;  // walks common_in_new_order against the kept merges in old order
-  for (size_t i = 0; i < before->pairs.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (!seen[i]) {
       removed.emplace_back(before->pairs[i], i);
       continue;

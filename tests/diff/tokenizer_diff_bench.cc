@@ -1,0 +1,82 @@
+// Tokenizer engine benchmark: a synthetic 256k-token tokenizer.json (~17 MB), diffed against
+// revisions that change a small section, the vocab and merges, or only the formatting; and,
+// for reference, what nlohmann_json alone needs to read both files.
+
+#include <benchmark/benchmark.h>
+
+#include "tests/diff/synthetic_tokenizer.h"
+#include "tracker/diff/tokenizer_diff.h"
+
+namespace {
+
+using hubwatch::testing::SyntheticTokenizerJson;
+using hubwatch::testing::SyntheticTokenizerSpec;
+
+const std::string& Base() {
+  static const std::string text = SyntheticTokenizerJson({});
+  return text;
+}
+
+void RunDiff(benchmark::State& state, const std::string& after, size_t expected_changes) {
+  const std::optional<std::string> before = Base();
+  const std::optional<std::string> revised = after;
+  for (auto _ : state) {
+    std::vector<hubwatch::diff::Change> changes =
+        hubwatch::diff::DiffTokenizerJson(before, revised);
+    if (changes.size() != expected_changes) state.SkipWithError("unexpected change count");
+    benchmark::DoNotOptimize(changes);
+  }
+  state.counters["MB_per_side"] = static_cast<double>(Base().size()) / 1e6;
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(Base().size() + after.size()));
+}
+
+// The common case: the post_processor gains a BOS template; vocab and merges byte-identical.
+void BM_TokenizerDiff_PostProcessorOnly(benchmark::State& state) {
+  static const std::string after = SyntheticTokenizerJson({.bos_template = true});
+  RunDiff(state, after, 1);
+}
+BENCHMARK(BM_TokenizerDiff_PostProcessorOnly)->Unit(benchmark::kMillisecond);
+
+// The worst case: vocab and merges differ, so both are read in full and compared.
+void BM_TokenizerDiff_VocabAndMerges(benchmark::State& state) {
+  static const std::string after = SyntheticTokenizerJson(
+      {.tokens_appended = 1000, .tokens_renumbered = 100, .merges_appended = 1000});
+  RunDiff(state, after, 1);
+}
+BENCHMARK(BM_TokenizerDiff_VocabAndMerges)->Unit(benchmark::kMillisecond);
+
+// Every byte moves (re-serialized compactly with sorted keys) but nothing changes: all sections
+// are parsed and compared, and the answer is "no change".
+void BM_TokenizerDiff_ReformattedOnly(benchmark::State& state) {
+  static const std::string after = nlohmann::json::parse(Base()).dump();
+  RunDiff(state, after, 0);
+}
+BENCHMARK(BM_TokenizerDiff_ReformattedOnly)->Unit(benchmark::kMillisecond);
+
+// Reference: nlohmann DOM parse of both sides (no diff at all).
+void BM_Reference_NlohmannDomParseBoth(benchmark::State& state) {
+  static const std::string after = SyntheticTokenizerJson({.bos_template = true});
+  for (auto _ : state) {
+    nlohmann::json a = nlohmann::json::parse(Base());
+    nlohmann::json b = nlohmann::json::parse(after);
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(b);
+  }
+}
+BENCHMARK(BM_Reference_NlohmannDomParseBoth)->Unit(benchmark::kMillisecond);
+
+// Reference: nlohmann's parser without building a DOM (json::accept, the SAX path with a
+// validating no-op handler) on both sides.
+void BM_Reference_NlohmannSaxAcceptBoth(benchmark::State& state) {
+  static const std::string after = SyntheticTokenizerJson({.bos_template = true});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(nlohmann::json::accept(Base()));
+    benchmark::DoNotOptimize(nlohmann::json::accept(after));
+  }
+}
+BENCHMARK(BM_Reference_NlohmannSaxAcceptBoth)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
