@@ -18,4 +18,15 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch chat-template render --template FILE --conversation FILE.json: the rendered prompt.
 int RunChatTemplate(const Args& args, std::ostream& out, std::ostream& err);
 
+// hubwatch poll-once --config FILE: one full cycle over the configured repos.
+int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch history REPO --config FILE: ingested revisions and their changes.
+int RunHistory(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch changes [REPO] --config FILE [--since T] [--kind K]: recorded changes.
+int RunChanges(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch advisories [REPO] --config FILE [--export DIR]: OSV advisories.
+int RunAdvisories(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch show REPO@REVISION --config FILE: one revision in full.
+int RunShow(const Args& args, std::ostream& out, std::ostream& err);
+
 }  // namespace hubwatch::cli

@@ -23,6 +23,14 @@ constexpr Command kCommands[] = {
      hubwatch::cli::RunEstimate},
     {"chat-template", "render a chat template on a conversation, as the Hub renders it",
      hubwatch::cli::RunChatTemplate},
+    {"poll-once", "poll every configured repo once: new revisions, changes, advisories",
+     hubwatch::cli::RunPollOnce},
+    {"history", "the revisions of a repo and their changes", hubwatch::cli::RunHistory},
+    {"changes", "recorded changes, filtered by repo, time and kind", hubwatch::cli::RunChanges},
+    {"advisories", "OSV advisories; --export writes an OSV database layout",
+     hubwatch::cli::RunAdvisories},
+    {"show", "one revision in full: files, changes with diffs, estimate, advisories",
+     hubwatch::cli::RunShow},
 };
 
 void PrintHelp(std::ostream& out) {

@@ -1,0 +1,143 @@
+// hubwatch poll-once: one full cycle over every configured repo.
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "tracker/hub/client.h"
+#include "tracker/hub/hub_settings.h"
+#include "tracker/pipeline/poller.h"
+
+namespace hubwatch::cli {
+namespace {
+
+constexpr const char kUsage[] = R"(usage: hubwatch poll-once --config FILE [--json]
+
+Polls every repo of the configuration once: the refs of each (one request when nothing moved),
+then every new revision oldest first - files, diffs, estimate, advisories - into the store.
+Prints one line per repo; exit status 1 if any repo failed, 2 for a bad configuration.
+
+The Hub is hub.endpoint, else $HF_ENDPOINT, else https://huggingface.co. The token is
+hub.token_file, else $HF_TOKEN, else the file $HF_TOKEN_PATH (default
+~/.cache/huggingface/token). $HF_HUB_OFFLINE=1 sends nothing and fails every repo.
+)";
+
+std::string Megabytes(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
+  hub::HubConfig hub_config;
+  hub_config.endpoint = config.hub.endpoint;
+  Result<std::optional<std::string>> token = ReadTokenFile(config);
+  if (!token.ok()) return token.error();
+  hub_config.token = *token;
+  return hub::LoadHubSettings(hub_config, hub::ProcessEnvironment());
+}
+
+int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {}); !s.ok())
+    return Fail(err, "poll-once", s);
+  if (flags.help) {
+    out << kUsage;
+    return 0;
+  }
+  if (!positional.empty()) {
+    return Fail(err, "poll-once", Error::InvalidInput("unexpected argument " + positional[0]));
+  }
+  Result<Opened> opened = OpenStoreFromConfig(flags);
+  if (!opened.ok()) return Fail(err, "poll-once", opened.error());
+  DaemonConfig& config = opened->config;
+  store::Store& store = *opened->store;
+  if (config.repos.empty()) {
+    return Fail(err, "poll-once", Error::InvalidInput(config.path + ": no repos to poll"));
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (const RepoConfig& r : config.repos) {
+    store::RepoRecord record;
+    record.id = r.id;
+    record.refs = r.refs;
+    record.added_at = now;
+    if (Status s = store.AddRepo(record); !s.ok()) return Fail(err, "poll-once", s);
+  }
+  Result<hub::HubSettings> settings = HubSettingsFor(config);
+  if (!settings.ok()) return Fail(err, "poll-once", settings.error());
+
+  boost::asio::io_context io;
+  hub::HubClientOptions client_options;
+  client_options.settings = std::move(settings).value();
+  client_options.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
+  client_options.log = [&err](std::string_view line) { err << "hubwatch: hub: " << line << "\n"; };
+  hub::HubStack stack(io, std::move(client_options));
+  pipeline::PollerOptions poller_options;
+  poller_options.interval_s = config.poll.interval_s;
+  poller_options.advise_cosmetic = config.poll.advise_cosmetic;
+  poller_options.log = [&err](std::string_view line) { err << "hubwatch: " << line << "\n"; };
+  pipeline::Poller poller(stack.client(), store, poller_options);
+
+  // Repos in parallel, up to hub.max_concurrent at a time; each repo's revisions in order.
+  std::vector<pipeline::PollReport> reports(config.repos.size());
+  size_t next = 0, finished = 0, running = 0;
+  std::function<void()> launch = [&] {
+    while (running < static_cast<size_t>(config.hub.max_concurrent) && next < config.repos.size()) {
+      const size_t i = next++;
+      ++running;
+      poller.Poll(config.repos[i].id, [&, i](pipeline::PollReport r) {
+        reports[i] = std::move(r);
+        --running;
+        ++finished;
+        launch();
+      });
+    }
+  };
+  launch();
+  while (finished < config.repos.size()) {
+    io.restart();
+    io.run_one();
+  }
+
+  int failed = 0;
+  nlohmann::json summary = nlohmann::json::array();
+  for (const pipeline::PollReport& r : reports) {
+    failed += !r.ok;
+    if (flags.json) {
+      summary.push_back({{"repo", r.repo},
+                         {"ok", r.ok},
+                         {"error", r.error},
+                         {"state", store::RepoStateName(r.state)},
+                         {"head_moved", r.head_moved},
+                         {"history_rewritten", r.history_rewritten},
+                         {"revisions", r.revisions},
+                         {"changes", r.changes},
+                         {"advisories", r.advisories},
+                         {"requests", r.stats.requests},
+                         {"bytes_received", r.stats.bytes_received}});
+      continue;
+    }
+    out << r.repo << ": ";
+    if (!r.ok) {
+      out << store::RepoStateName(r.state) << ": " << r.error;
+    } else if (!r.head_moved) {
+      out << "unchanged";
+    } else {
+      out << r.revisions << " new revision(s), " << r.changes << " change(s), " << r.advisories
+          << " advisory(ies)" << (r.history_rewritten ? ", history rewritten" : "");
+    }
+    out << " (" << r.stats.requests << " requests, " << Megabytes(r.stats.bytes_received) << ")\n";
+  }
+  if (flags.json) out << summary.dump(2) << "\n";
+  return failed ? 1 : 0;
+}
+
+}  // namespace hubwatch::cli

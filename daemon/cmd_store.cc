@@ -1,0 +1,259 @@
+// The commands that read the store: history, changes, advisories, show.
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+
+namespace hubwatch::cli {
+namespace {
+
+nlohmann::json RevisionJson(const store::RevisionRecord& r) {
+  return {
+      {"sha", r.sha},     {"parents", r.parents},          {"date", r.authored_at},
+      {"title", r.title}, {"message", r.message},          {"authors", r.authors},
+      {"refs", r.refs},   {"first_seen", r.first_seen_at}, {"rewritten_away", r.rewritten_away}};
+}
+
+nlohmann::json ChangeJson(const store::ChangeRecord& c) {
+  return {{"id", c.id},
+          {"repo", c.repo},
+          {"revision", c.sha},
+          {"kind", diff::KindName(c.change.kind)},
+          {"impact", diff::ImpactName(c.change.impact)},
+          {"path", c.change.path},
+          {"summary", c.change.summary},
+          {"details", c.change.details},
+          {"recorded", c.created_at}};
+}
+
+std::string ChangeLine(const store::ChangeRecord& c) {
+  return c.sha.substr(0, 7) + "  " + std::string(diff::ImpactName(c.change.impact)) + "  " +
+         std::string(diff::KindName(c.change.kind)) +
+         (c.change.path.empty() ? "" : " (" + c.change.path + ")") + ": " + c.change.summary;
+}
+
+int History(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {}); !s.ok()) return Fail(err, "history", s);
+  if (flags.help) {
+    out << "usage: hubwatch history REPO --config FILE [--json]\n\n"
+           "The revisions hubwatch has ingested for REPO, newest first, with their changes.\n";
+    return 0;
+  }
+  if (positional.size() != 1) return Fail(err, "history", Error::InvalidInput("needs one REPO"));
+  Result<Opened> opened = OpenStoreFromConfig(flags);
+  if (!opened.ok()) return Fail(err, "history", opened.error());
+  store::Store& store = *opened->store;
+  Result<std::vector<store::RevisionRecord>> revs = store.ListRevisions(positional[0]);
+  if (!revs.ok()) return Fail(err, "history", revs.error());
+  nlohmann::json list = nlohmann::json::array();
+  for (const store::RevisionRecord& r : *revs) {
+    Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(r.repo, r.sha);
+    if (!changes.ok()) return Fail(err, "history", changes.error());
+    if (flags.json) {
+      nlohmann::json j = RevisionJson(r);
+      j["changes"] = nlohmann::json::array();
+      for (const auto& c : *changes) j["changes"].push_back(ChangeJson(c));
+      list.push_back(std::move(j));
+      continue;
+    }
+    out << r.sha.substr(0, 7) << "  " << r.authored_at.substr(0, 10) << "  " << r.title
+        << (r.rewritten_away ? "  [rewritten away]" : "") << "\n";
+    for (const auto& c : *changes) out << "           " << ChangeLine(c).substr(9) << "\n";
+  }
+  if (flags.json) out << list.dump(2) << "\n";
+  if (!flags.json && revs->empty()) out << "no revisions recorded for " << positional[0] << "\n";
+  return 0;
+}
+
+int Changes(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {"--since", "--kind"}); !s.ok()) {
+    return Fail(err, "changes", s);
+  }
+  if (flags.help) {
+    out << "usage: hubwatch changes [REPO] --config FILE [--since TIME] [--kind KIND] [--json]\n\n"
+           "Changes recorded, oldest first. TIME: RFC 3339, a date (2024-05-01) or Unix seconds;\n"
+           "KIND: config, generation_config, tokenizer, chat_template, special_tokens, weights,\n"
+           "files, processor, estimate, history, error.\n";
+    return 0;
+  }
+  store::Query q;
+  if (positional.size() > 1) return Fail(err, "changes", Error::InvalidInput("at most one REPO"));
+  if (!positional.empty()) q.repo = positional[0];
+  if (flags.values.count("--kind")) {
+    diff::ChangeKind kind;
+    if (!diff::ParseKind(flags.values["--kind"], kind)) {
+      return Fail(err, "changes", Error::InvalidInput("unknown --kind " + flags.values["--kind"]));
+    }
+    q.kind = flags.values["--kind"];
+  }
+  if (flags.values.count("--since")) {
+    Result<int64_t> since = ParseTime(flags.values["--since"]);
+    if (!since.ok()) return Fail(err, "changes", since.error());
+    q.since = *since;
+  }
+  Result<Opened> opened = OpenStoreFromConfig(flags);
+  if (!opened.ok()) return Fail(err, "changes", opened.error());
+  Result<std::vector<store::ChangeRecord>> changes = opened->store->ListChanges(q);
+  if (!changes.ok()) return Fail(err, "changes", changes.error());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : *changes) {
+    if (flags.json) {
+      list.push_back(ChangeJson(c));
+    } else {
+      out << (q.repo.empty() ? c.repo + "  " : "") << ChangeLine(c) << "\n";
+    }
+  }
+  if (flags.json) out << list.dump(2) << "\n";
+  return 0;
+}
+
+int Advisories(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {"--export"}); !s.ok()) {
+    return Fail(err, "advisories", s);
+  }
+  if (flags.help) {
+    out << "usage: hubwatch advisories [REPO] --config FILE [--json] [--export DIR]\n\n"
+           "OSV advisories, in publication order. --export writes DIR/<id>.json for each and\n"
+           "DIR/all.json listing {id, modified}, the layout of an OSV database export.\n";
+    return 0;
+  }
+  store::Query q;
+  if (!positional.empty()) q.repo = positional[0];
+  Result<Opened> opened = OpenStoreFromConfig(flags);
+  if (!opened.ok()) return Fail(err, "advisories", opened.error());
+  Result<std::vector<store::AdvisoryRecord>> list = opened->store->ListAdvisories(q);
+  if (!list.ok()) return Fail(err, "advisories", list.error());
+  if (flags.values.count("--export")) {
+    const std::filesystem::path dir = flags.values["--export"];
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Fail(err, "advisories", Error::Io(dir.string() + ": " + ec.message()));
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& a : *list) {
+      std::ofstream f(dir / (a.id + ".json"), std::ios::binary);
+      f << a.osv.dump(2) << "\n";
+      if (!f)
+        return Fail(err, "advisories",
+                    Error::Io((dir / (a.id + ".json")).string() + ": write failed"));
+      all.push_back({{"id", a.id}, {"modified", a.modified}});
+    }
+    std::ofstream f(dir / "all.json", std::ios::binary);
+    f << all.dump(2) << "\n";
+    if (!f)
+      return Fail(err, "advisories", Error::Io((dir / "all.json").string() + ": write failed"));
+    out << "exported " << list->size() << " advisories to " << dir.string() << "\n";
+    return 0;
+  }
+  if (flags.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& a : *list) arr.push_back(a.osv);
+    out << arr.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& a : *list) {
+    out << a.id << "  " << a.published << "  " << a.osv.value("summary", "") << "\n";
+  }
+  return 0;
+}
+
+int Show(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {}); !s.ok()) return Fail(err, "show", s);
+  if (flags.help) {
+    out << "usage: hubwatch show REPO@REVISION --config FILE [--json]\n\n"
+           "One revision: commit, files, every change with its details, the estimate, advisories.\n"
+           "REVISION may be a prefix of the sha.\n";
+    return 0;
+  }
+  const size_t at = positional.size() == 1 ? positional[0].find('@') : std::string::npos;
+  if (at == std::string::npos) {
+    return Fail(err, "show", Error::InvalidInput("needs REPO@REVISION"));
+  }
+  const std::string repo = positional[0].substr(0, at), prefix = positional[0].substr(at + 1);
+  Result<Opened> opened = OpenStoreFromConfig(flags);
+  if (!opened.ok()) return Fail(err, "show", opened.error());
+  store::Store& store = *opened->store;
+  Result<std::vector<store::RevisionRecord>> revs = store.ListRevisions(repo);
+  if (!revs.ok()) return Fail(err, "show", revs.error());
+  const store::RevisionRecord* rev = nullptr;
+  for (const auto& r : *revs) {
+    if (!prefix.empty() && r.sha.rfind(prefix, 0) == 0) {
+      if (rev) return Fail(err, "show", Error::InvalidInput(prefix + " is ambiguous in " + repo));
+      rev = &r;
+    }
+  }
+  if (!rev) return Fail(err, "show", Error::InvalidInput("no revision " + prefix + " of " + repo));
+  Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(repo, rev->sha);
+  Result<std::optional<store::EstimateRecord>> estimate = store.GetEstimate(repo, rev->sha);
+  Result<diff::Manifest> manifest = store.GetManifest(repo, rev->sha);
+  Result<std::vector<store::AdvisoryRecord>> advisories = store.ListAdvisories({.repo = repo});
+  for (const Status& s : {Status(changes.ok() ? Status() : changes.error()),
+                          Status(estimate.ok() ? Status() : estimate.error()),
+                          Status(manifest.ok() ? Status() : manifest.error()),
+                          Status(advisories.ok() ? Status() : advisories.error())}) {
+    if (!s.ok()) return Fail(err, "show", s);
+  }
+  nlohmann::json j = RevisionJson(*rev);
+  j["repo"] = repo;
+  j["changes"] = nlohmann::json::array();
+  for (const auto& c : *changes) j["changes"].push_back(ChangeJson(c));
+  j["files"] = nlohmann::json::array();
+  for (const auto& f : *manifest) {
+    j["files"].push_back({{"path", f.path},
+                          {"oid", f.git_oid},
+                          {"size", f.size},
+                          {"lfs_sha256", f.lfs_sha256 ? nlohmann::json(*f.lfs_sha256) : nullptr}});
+  }
+  j["estimate"] = *estimate ? (*estimate)->estimate : nlohmann::json(nullptr);
+  j["advisories"] = nlohmann::json::array();
+  for (const auto& a : *advisories) {
+    if (a.sha == rev->sha) j["advisories"].push_back(a.id);
+  }
+  if (flags.json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << repo << "@" << rev->sha << "\n" << rev->authored_at << "  " << rev->title << "\n";
+  if (!rev->authors.empty()) out << "by " << rev->authors.front() << "\n";
+  out << manifest->size() << " files\n\nchanges:\n";
+  for (const auto& c : *changes) {
+    out << "  " << ChangeLine(c).substr(9) << "\n";
+    const auto diff_text = c.change.details.find("unified_diff");
+    if (diff_text != c.change.details.end() && diff_text->is_string()) {
+      std::istringstream lines(diff_text->get<std::string>());
+      for (std::string line; std::getline(lines, line);) out << "      " << line << "\n";
+    }
+  }
+  if (changes->empty()) out << "  none\n";
+  if (*estimate) {
+    out << "\nestimate: " << (*estimate)->params_total << " parameters";
+    if ((*estimate)->parameter_delta)
+      out << ", delta against the headers " << *(*estimate)->parameter_delta;
+    out << "\n";
+  }
+  out << "\nadvisories:";
+  for (const auto& id : j["advisories"]) out << " " << id.get<std::string>();
+  out << (j["advisories"].empty() ? " none\n" : "\n");
+  return 0;
+}
+
+}  // namespace
+
+int RunHistory(const Args& a, std::ostream& o, std::ostream& e) { return History(a, o, e); }
+int RunChanges(const Args& a, std::ostream& o, std::ostream& e) { return Changes(a, o, e); }
+int RunAdvisories(const Args& a, std::ostream& o, std::ostream& e) { return Advisories(a, o, e); }
+int RunShow(const Args& a, std::ostream& o, std::ostream& e) { return Show(a, o, e); }
+
+}  // namespace hubwatch::cli
