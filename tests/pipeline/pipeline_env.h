@@ -28,6 +28,7 @@ class PipelineTest : public ::testing::Test {
     fakehub::FakeHubOptions options;
     options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
     options.users = {{kToken, "hubwatch-tests", true}};  // the gated fixtures need a login
+    options.extra_repos = std::move(extra_repos_);
     auto hub = fakehub::FakeHub::Start(std::move(options));
     ASSERT_TRUE(hub.ok()) << hub.error().message;
     fakehub_ = std::move(hub).value();
@@ -35,10 +36,19 @@ class PipelineTest : public ::testing::Test {
                ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db";
     RemoveDb();
     OpenStore();
+    stack_ = std::make_unique<hub::HubStack>(io_, ClientOptions());
+  }
+
+  // Retries stay on, but with millisecond waits: backoff itself is tested with a fake clock in
+  // the hub client's tests; here no test may sleep through one.
+  hub::HubClientOptions ClientOptions() const {
     hub::HubClientOptions client;
     client.settings.endpoint = fakehub_->endpoint();
     client.settings.token = hub::Secret(kToken);
-    stack_ = std::make_unique<hub::HubStack>(io_, client);
+    client.retry.max_retries = 2;
+    client.retry.base = std::chrono::milliseconds(1);
+    client.retry.cap = std::chrono::milliseconds(2);
+    return client;
   }
 
   void TearDown() override {
@@ -115,6 +125,7 @@ class PipelineTest : public ::testing::Test {
     for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db_path_ + suffix).c_str());
   }
 
+  std::vector<fakehub::Repo> extra_repos_;  // served besides the fixtures (set before SetUp)
   boost::asio::io_context io_;
   std::unique_ptr<fakehub::FakeHub> fakehub_;
   std::unique_ptr<hub::HubStack> stack_;

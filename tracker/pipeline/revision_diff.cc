@@ -1,6 +1,7 @@
 #include "tracker/pipeline/revision_diff.h"
 
 #include "tracker/diff/config_diff.h"
+#include "tracker/diff/tokenizer_diff.h"
 
 namespace hubwatch::pipeline {
 namespace {
@@ -27,13 +28,22 @@ std::vector<diff::Change> DiffSnapshots(const Snapshot* before, const Snapshot& 
     if (after.unreadable.count(path)) return {std::nullopt, std::nullopt};
     return {FileOf(before, path), after.File(path)};
   };
-  {
-    auto [a, b] = pair("config.json");
-    if (a || b) Append(out, diff::DiffConfig(a, b));
-  }
-  {
-    auto [a, b] = pair("generation_config.json");
-    if (a || b) Append(out, diff::DiffGenerationConfig(a, b));
+  using Engine = std::vector<diff::Change> (*)(const std::optional<std::string>&,
+                                               const std::optional<std::string>&, std::string_view);
+  const std::pair<const char*, Engine> kFileEngines[] = {
+      {"config.json", [](const std::optional<std::string>& a, const std::optional<std::string>& b,
+                         std::string_view) { return diff::DiffConfig(a, b); }},
+      {"generation_config.json",
+       [](const std::optional<std::string>& a, const std::optional<std::string>& b,
+          std::string_view) { return diff::DiffGenerationConfig(a, b); }},
+      {"tokenizer.json", diff::DiffTokenizerJson},
+      {"tokenizer_config.json", diff::DiffTokenizerConfig},
+      {"special_tokens_map.json", diff::DiffSpecialTokensMap},
+      {"added_tokens.json", diff::DiffAddedTokensJson},
+  };
+  for (const auto& [path, engine] : kFileEngines) {
+    auto [a, b] = pair(path);
+    if (a != b) Append(out, engine(a, b, path));
   }
   return out;
 }
