@@ -9,6 +9,7 @@
 #include "estimator/safetensors_header.h"
 #include "tests/fakehub/fixture_loader.h"
 #include "tests/fakehub/hashing.h"
+#include "tests/fakehub/hub_state.h"
 #include "tests/fakehub/synthetic.h"
 
 namespace hubwatch::fakehub {
@@ -176,6 +177,82 @@ TEST(Synthetic, GeneratesNDeterministicRepos) {
   EXPECT_EQ(a[7].commits.back().id, b[7].commits.back().id);
   EXPECT_NE(a[7].commits.back().id, a[8].commits.back().id);
   EXPECT_TRUE(a[0].commits.back().files->count("model.safetensors"));
+}
+
+}  // namespace
+}  // namespace hubwatch::fakehub
+
+// The control endpoints, driven through HubState without a socket (the wire tests cover GETs).
+namespace hubwatch::fakehub {
+namespace {
+
+FakeResponse Call(HubState& state, std::string method, std::string path, std::string body = "") {
+  FakeRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.body = std::move(body);
+  return state.Handle(request);
+}
+
+TEST(ControlEndpoint, FaultsAndMutationsByJson) {
+  SyntheticOptions s;
+  s.repos = 2;
+  HubState state(FakeHubOptions{}, GenerateSyntheticRepos(s));
+  state.SetOrigins("http://127.0.0.1:1", "http://127.0.0.2:1");
+  EXPECT_EQ(Call(state, "GET", "/api/models/synthetic/model-00000/refs").status, 200);
+  FakeResponse added =
+      Call(state, "POST", "/_fakehub/faults",
+           R"([{"action":"status","status":500,"path":"model-00000/refs","times":1},)"
+           R"({"action":"gate","repo":"synthetic/model-00001","mode":"manual"}])");
+  EXPECT_EQ(added.status, 200) << added.body;
+  EXPECT_EQ(Call(state, "GET", "/api/models/synthetic/model-00000/refs").status, 500);
+  EXPECT_EQ(Call(state, "GET", "/api/models/synthetic/model-00000/refs").status, 200);
+  FakeResponse gated = Call(state, "HEAD", "/synthetic/model-00001/resolve/main/config.json");
+  EXPECT_EQ(gated.status, 401);
+  EXPECT_EQ(Call(state, "POST", "/_fakehub/faults",
+                 R"({"action":"rename","repo":"synthetic/model-00000","to":"renamed/model"})")
+                .status,
+            200);
+  FakeResponse moved = Call(state, "GET", "/api/models/synthetic/model-00000/refs");
+  EXPECT_EQ(moved.status, 307);
+  EXPECT_EQ(
+      Call(state, "POST", "/_fakehub/faults", R"({"action":"super_squash","repo":"renamed/model"})")
+          .status,
+      200);
+  FakeResponse commits = Call(state, "GET", "/api/models/renamed/model/commits/main");
+  EXPECT_NE(commits.body.find("Super-squash"), std::string::npos);
+  EXPECT_EQ(
+      Call(state, "POST", "/_fakehub/faults", R"({"action":"delete_repo","repo":"renamed/model"})")
+          .status,
+      200);
+  EXPECT_EQ(Call(state, "GET", "/api/models/renamed/model/refs").status, 401);
+  EXPECT_EQ(Call(state, "POST", "/_fakehub/faults", R"({"action":"nonsense"})").status, 400);
+  EXPECT_EQ(Call(state, "POST", "/_fakehub/faults", "not json").status, 400);
+  EXPECT_EQ(Call(state, "DELETE", "/_fakehub/faults").status, 200);
+  FakeResponse log = Call(state, "GET", "/_fakehub/log");
+  EXPECT_NE(log.body.find("\"status\":307"), std::string::npos);
+}
+
+TEST(ControlEndpoint, ReplayClockAdvances) {
+  FakeHubOptions options;
+  options.mode = Mode::kReplay;
+  options.speed = 0;
+  SyntheticOptions s;
+  s.commits = 3;  // one hour apart
+  HubState state(options, GenerateSyntheticRepos(s));
+  state.SetOrigins("http://127.0.0.1:1", "http://127.0.0.2:1");
+  auto total = [&] {
+    FakeResponse r = Call(state, "GET", "/api/models/synthetic/model-00000/commits/main");
+    for (const auto& [k, v] : r.headers) {
+      if (k == "X-Total-Count") return v;
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(total(), "1");
+  EXPECT_EQ(Call(state, "POST", "/_fakehub/clock", R"({"advance_seconds": 3600})").status, 200);
+  EXPECT_EQ(total(), "2");
+  state.AdvanceReplayClock(std::chrono::hours(5));
+  EXPECT_EQ(total(), "3");
 }
 
 }  // namespace

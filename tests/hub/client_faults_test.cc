@@ -227,6 +227,12 @@ TEST_F(FaultsTest, ExhaustedBucketPausesEveryRequestInIt) {
   EXPECT_TRUE(clock_->waits().empty());
   ASSERT_TRUE(Refs(kR1).ok());  // answered with r=0: the api bucket pauses
   EXPECT_TRUE(clock_->waits().empty());
+  const BucketStatus api = client().bucket_status("api");
+  EXPECT_EQ(api.remaining.value_or(-1), 0);
+  EXPECT_EQ(api.quota.value_or(-1), 2);
+  EXPECT_EQ(api.window_seconds.value_or(-1), 300);
+  EXPECT_TRUE(api.paused_until.has_value());
+  EXPECT_FALSE(client().bucket_status("resolvers").paused_until.has_value());
   // A resolve is another bucket: no wait.
   ASSERT_TRUE(Head(kR1, "config.json").ok());
   EXPECT_TRUE(clock_->waits().empty());

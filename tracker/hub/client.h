@@ -116,6 +116,10 @@ class HubClient {
                          const std::string& path) const;
 
   const Accounting& accounting() const { return accounting_; }
+  // The Hub's last word on a bucket ("api", "resolvers"), for pacing and status pages.
+  BucketStatus bucket_status(const std::string& bucket) const {
+    return runner_->bucket_status(bucket);
+  }
   const HubClientOptions& options() const { return options_; }
   void Shutdown();
 

@@ -108,8 +108,11 @@ class CurlTransport::Engine {
     running_.clear();
     for (auto& transfer : queued_) FailLater(*transfer, "transport shut down");
     queued_.clear();
-    curl_multi_cleanup(multi_);  // may call OnSocket(REMOVE) and OnCloseSocket
+    // multi_ is cleared first: the callbacks curl_multi_cleanup still makes (OnSocket REMOVE,
+    // OnCloseSocket) must not call back into the multi handle being destroyed.
+    CURLM* multi = multi_;
     multi_ = nullptr;
+    curl_multi_cleanup(multi);
     watches_.clear();
     timer_.cancel();
   }
@@ -140,6 +143,7 @@ class CurlTransport::Engine {
       if (socketp != nullptr) self->Forget(fd);
       return 0;
     }
+    if (self->multi_ == nullptr) return 0;  // shutting down
     std::shared_ptr<SocketWatch> watch;
     if (auto it = self->watches_.find(fd); socketp != nullptr && it != self->watches_.end()) {
       watch = it->second;

@@ -42,6 +42,7 @@ struct ExchangeRunner::State {
   Accounting& accounting;
   LogSink log;
   std::string endpoint_origin;
+  std::map<std::string, BucketStatus> buckets;
   std::map<std::string, SteadyTime> paused_until;                    // bucket -> resume time
   std::unordered_map<TimerId, std::function<void()>> pending_waits;  // fired on Shutdown
   bool shut_down = false;
@@ -199,8 +200,21 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
   // Reads RateLimit / Retry-After; pauses the bucket at r=0. Returns the server's requested wait.
   std::optional<milliseconds> ReadRateLimit(const HttpResponse& response) {
     std::optional<milliseconds> wait;
+    if (auto header = response.headers.Get("RateLimit-Policy")) {
+      if (auto policy = ParseRateLimitPolicy(*header)) {
+        BucketStatus& b =
+            state->buckets[policy->bucket.empty() ? BucketOf(hop_url) : policy->bucket];
+        b.quota = policy->quota;
+        b.window_seconds = policy->window_seconds;
+      }
+    }
     if (auto header = response.headers.Get("RateLimit")) {
-      if (auto limit = ParseRateLimit(*header); limit && limit->remaining == 0) {
+      auto limit = ParseRateLimit(*header);
+      if (limit) {
+        state->buckets[limit->bucket.empty() ? BucketOf(hop_url) : limit->bucket].remaining =
+            limit->remaining;
+      }
+      if (limit && limit->remaining == 0) {
         wait = milliseconds((limit->reset_seconds + 1) * 1000);
         const std::string bucket = limit->bucket.empty() ? BucketOf(hop_url) : limit->bucket;
         const milliseconds pause = std::min(*wait, state->options.retry.max_server_wait);
@@ -336,6 +350,16 @@ void ExchangeRunner::Run(ExchangeRequest request, CallStats* stats,
   }
   call->request = std::move(request);
   call->Begin();
+}
+
+BucketStatus ExchangeRunner::bucket_status(const std::string& bucket) const {
+  BucketStatus status;
+  if (auto it = state_->buckets.find(bucket); it != state_->buckets.end()) status = it->second;
+  if (auto it = state_->paused_until.find(bucket);
+      it != state_->paused_until.end() && it->second > state_->clock.Now()) {
+    status.paused_until = it->second;
+  }
+  return status;
 }
 
 void ExchangeRunner::Shutdown() {

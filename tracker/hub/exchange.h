@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tracker/hub/accounting.h"
@@ -62,6 +63,14 @@ struct ExchangeOptions {
 
 using LogSink = std::function<void(std::string_view line)>;
 
+// What the Hub last said about one rate-limit bucket (RateLimit + RateLimit-Policy).
+struct BucketStatus {
+  std::optional<int64_t> remaining;        // r=
+  std::optional<int64_t> quota;            // q=
+  std::optional<int64_t> window_seconds;   // w=
+  std::optional<SteadyTime> paused_until;  // set while the bucket waits for its reset
+};
+
 class ExchangeRunner {
  public:
   ExchangeRunner(ExchangeOptions options, Transport& transport, Clock& clock, Random& random,
@@ -77,6 +86,8 @@ class ExchangeRunner {
   void Shutdown();
 
   const ExchangeOptions& options() const { return options_; }
+  // "api" or "resolvers".
+  BucketStatus bucket_status(const std::string& bucket) const;
 
  private:
   struct State;
