@@ -165,3 +165,64 @@ TEST(RepoId, FollowsHubRules) {
 
 }  // namespace
 }  // namespace hubwatch::hub
+
+// Untrusted input: mutated real bodies and random bytes never crash a parser (run under
+// ASan/UBSan in CI's sanitizer build); they parse or give a typed error.
+#include "tracker/hub/hub_json.h"
+
+namespace hubwatch::hub {
+namespace {
+
+TEST(UntrustedInput, MutatedBodiesGiveValuesOrTypedErrors) {
+  const std::vector<std::string> seeds = {
+      R"({"branches":[{"name":"main","ref":"refs/heads/main","targetCommit":"abc"}],"converts":[],"tags":[]})",
+      R"([{"id":"a","title":"t","message":"","authors":[{"user":"u"}],"date":"2024-01-01T00:00:00.000Z"}])",
+      R"([{"type":"file","oid":"x","size":1,"path":"a","lfs":{"oid":"y","size":1,"pointerSize":1}}])",
+      R"({"_id":"1","id":"a/b","gated":"manual","siblings":[{"rfilename":"c"}],"safetensors":{"parameters":{"BF16":1},"total":1}})",
+      R"([{"id":"a/b","sha":"s","lastModified":"d","gated":false}])",
+      "<a/b>; rel=\"next\"",
+      "\"api\";r=0;t=55",
+      "Sun, 06 Nov 1994 08:49:37 GMT"};
+  SeededRandom random(2024);
+  int typed_errors = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string body = seeds[random.NextU64() % seeds.size()];
+    const int edits = 1 + static_cast<int>(random.NextU64() % 6);
+    for (int e = 0; e < edits && !body.empty(); ++e) {
+      const size_t at = random.NextU64() % body.size();
+      switch (random.NextU64() % 4) {
+        case 0:
+          body[at] = static_cast<char>(random.NextU64() & 0xff);
+          break;
+        case 1:
+          body.erase(at, 1 + random.NextU64() % 8);
+          break;
+        case 2:
+          body.insert(at, std::string(1, "{}[],:\"0-9e"[random.NextU64() % 11]));
+          break;
+        case 3:
+          body.resize(at);
+          break;
+      }
+    }
+    const std::string url = "http://127.0.0.1/x";
+    typed_errors += !ParseRefsJson(body, url).ok();
+    typed_errors += !ParseCommitsJson(body, url).ok();
+    typed_errors += !ParseTreeJson(body, url).ok();
+    typed_errors += !ParseModelInfoJson(body, url).ok();
+    typed_errors += !ParseModelListJson(body, url).ok();
+    (void)FindLinkTarget(body, "next");
+    (void)ParseRateLimit(body);
+    (void)ParseRateLimitPolicy(body);
+    (void)ParseRetryAfter(body, WallTime{});
+    (void)ResolveReference("http://127.0.0.1/a/b", body);
+  }
+  EXPECT_GT(typed_errors, 3000);
+  auto error = ParseCommitsJson("[{\"id\": 5}]", "http://127.0.0.1/c");
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.error().kind, HubErrorKind::kProtocol);
+  EXPECT_NE(error.error().detail.find("\"id\" is not a string"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hubwatch::hub
