@@ -1,0 +1,385 @@
+#include "tracker/diff/weights_diff.h"
+
+#include <algorithm>
+
+#include "tracker/diff/json_text.h"
+#include "tracker/diff/tracked_files.h"
+
+namespace hubwatch::diff {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxListed = 50;
+
+bool IsSafetensors(std::string_view path) { return path.ends_with(".safetensors"); }
+
+std::string DirOf(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash + 1));
+}
+
+struct Checkpoint {
+  std::map<std::string, const ManifestEntry*> files;  // path -> entry
+  std::string index_path;                             // "" when no index
+  std::map<std::string, std::string> weight_map;      // tensor -> shard path
+};
+using Checkpoints = std::map<std::string, Checkpoint>;
+
+// Groups a revision's weight files into checkpoints; index files that cannot be read are
+// appended to `errors` as (path, message).
+Checkpoints Group(const Manifest& manifest, const IndexFiles& indexes,
+                  std::vector<std::pair<std::string, std::string>>& errors) {
+  Checkpoints checkpoints;
+  std::map<std::string, std::string> shard_to_checkpoint;
+  for (const auto& [index_path, text] : indexes) {
+    Result<json> doc = ParseJson(text);
+    if (!doc.ok()) {
+      errors.emplace_back(index_path, doc.error().message);
+      continue;
+    }
+    auto map = doc->is_object() ? doc->find("weight_map") : doc->end();
+    if (!doc->is_object() || map == doc->end() || !map->is_object()) {
+      errors.emplace_back(index_path, "no \"weight_map\" object");
+      continue;
+    }
+    std::string name = index_path;
+    if (name.ends_with(".index.json"))
+      name.resize(name.size() - std::string_view(".index.json").size());
+    Checkpoint& checkpoint = checkpoints[name];
+    checkpoint.index_path = index_path;
+    for (auto it = map->begin(); it != map->end(); ++it) {
+      if (!it->is_string()) continue;
+      const std::string shard = DirOf(index_path) + it->get<std::string>();
+      checkpoint.weight_map[it.key()] = shard;
+      shard_to_checkpoint[shard] = name;
+    }
+  }
+  for (const ManifestEntry& entry : manifest) {
+    if (RoleOfPath(entry.path) != FileRole::kWeights) continue;
+    auto indexed = shard_to_checkpoint.find(entry.path);
+    const std::string name =
+        indexed != shard_to_checkpoint.end() ? indexed->second : CheckpointOfShard(entry.path);
+    checkpoints[name].files.emplace(entry.path, &entry);
+  }
+  return checkpoints;
+}
+
+struct TensorAt {
+  const SafetensorsTensor* tensor;
+  std::string file;
+};
+
+// The union of the tensors of a checkpoint's safetensors files (the first shard holding a name
+// wins); files without a header go to `missing`.
+std::map<std::string, TensorAt> TensorUnion(const Checkpoint& checkpoint,
+                                            const HeadersBySha256& headers,
+                                            std::vector<std::string>& missing) {
+  std::map<std::string, TensorAt> tensors;
+  for (const auto& [path, entry] : checkpoint.files) {
+    if (!IsSafetensors(path)) continue;
+    auto header = entry->lfs_sha256 ? headers.find(*entry->lfs_sha256) : headers.end();
+    if (header == headers.end()) {
+      missing.push_back(path);
+      continue;
+    }
+    for (const auto& [name, tensor] : header->second.tensors)
+      tensors.emplace(name, TensorAt{&tensor, path});
+  }
+  return tensors;
+}
+
+uint64_t Scalars(const std::map<std::string, TensorAt>& tensors) {
+  uint64_t total = 0;
+  for (const auto& [name, at] : tensors) total += at.tensor->elements;
+  return total;
+}
+
+json TensorJson(const std::string& name, const SafetensorsTensor& t) {
+  return {{"name", name}, {"dtype", t.dtype}, {"shape", t.shape}};
+}
+
+std::string Short(std::string_view sha) { return std::string(sha.substr(0, 12)); }
+
+json Capped(const json& list) {
+  json out = json::array();
+  for (size_t i = 0; i < list.size() && i < kMaxListed; ++i) out.push_back(list[i]);
+  return out;
+}
+
+// Problems of the new side's index: shards it names that are not there, tensors it places in a
+// shard whose header does not hold them.
+json IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers) {
+  json problems = json::array();
+  if (checkpoint.index_path.empty()) return problems;
+  std::map<std::string, std::vector<std::string>> by_shard;
+  for (const auto& [tensor, shard] : checkpoint.weight_map) by_shard[shard].push_back(tensor);
+  for (const auto& [shard, tensors] : by_shard) {
+    auto file = checkpoint.files.find(shard);
+    if (file == checkpoint.files.end()) {
+      problems.push_back(checkpoint.index_path + " names " + shard +
+                         ", which is not in the revision");
+      continue;
+    }
+    if (!IsSafetensors(shard) || !file->second->lfs_sha256) continue;
+    auto header = headers.find(*file->second->lfs_sha256);
+    if (header == headers.end()) continue;
+    for (const std::string& tensor : tensors) {
+      if (!header->second.tensors.contains(tensor)) {
+        problems.push_back(checkpoint.index_path + " places " + tensor + " in " + shard +
+                           ", whose header lacks it");
+        if (problems.size() >= kMaxListed) return problems;
+      }
+    }
+  }
+  return problems;
+}
+
+std::optional<Change> CheckpointChange(const std::string& name, const Checkpoint* before,
+                                       const Checkpoint* after, const HeadersBySha256& headers,
+                                       bool weights_remain) {
+  static const Checkpoint kEmpty;
+  const Checkpoint& old_c = before ? *before : kEmpty;
+  const Checkpoint& new_c = after ? *after : kEmpty;
+  json added = json::array();
+  json removed = json::array();
+  json changed = json::array();
+  for (const auto& [path, entry] : new_c.files) {
+    auto old = old_c.files.find(path);
+    if (old == old_c.files.end()) {
+      added.push_back({{"path", path}, {"sha256", entry->content_id()}, {"size", entry->size}});
+    } else if (old->second->content_id() != entry->content_id()) {
+      changed.push_back({{"path", path},
+                         {"old_sha256", old->second->content_id()},
+                         {"new_sha256", entry->content_id()},
+                         {"old_size", old->second->size},
+                         {"new_size", entry->size}});
+    }
+  }
+  for (const auto& [path, entry] : old_c.files) {
+    if (!new_c.files.contains(path)) {
+      removed.push_back({{"path", path}, {"sha256", entry->content_id()}, {"size", entry->size}});
+    }
+  }
+  const json index_problems = after ? IndexProblems(new_c, headers) : json::array();
+  const bool map_changed = old_c.weight_map != new_c.weight_map;
+  if (added.empty() && removed.empty() && changed.empty() && !map_changed &&
+      index_problems.empty()) {
+    return std::nullopt;
+  }
+  const bool safetensors = std::any_of(new_c.files.begin(), new_c.files.end(),
+                                       [](const auto& f) { return IsSafetensors(f.first); }) ||
+                           std::any_of(old_c.files.begin(), old_c.files.end(),
+                                       [](const auto& f) { return IsSafetensors(f.first); });
+  Change change;
+  change.kind = ChangeKind::kWeights;
+  change.path = name;
+  change.impact = Impact::kBehavioral;
+  const char* status = !before ? "added" : !after ? "removed" : "modified";
+  change.details = {{"checkpoint", name},
+                    {"format", safetensors ? "safetensors" : "other"},
+                    {"status", status},
+                    {"files", {{"added", added}, {"removed", removed}, {"changed", changed}}},
+                    {"index_problems", index_problems}};
+  std::vector<std::string> parts;
+
+  std::vector<std::string> missing;
+  const auto old_tensors = TensorUnion(old_c, headers, missing);
+  const auto new_tensors = TensorUnion(new_c, headers, missing);
+  change.details["headers_missing"] = missing;
+  const bool complete = safetensors && missing.empty();
+  if (!before || !after) {
+    const Checkpoint& present = after ? new_c : old_c;
+    std::string part = std::string(after ? "added" : "removed") + " (" +
+                       std::to_string(present.files.size()) +
+                       (present.files.size() == 1 ? " file" : " files");
+    if (complete)
+      part += ", " + std::to_string(Scalars(after ? new_tensors : old_tensors)) + " scalars";
+    parts.push_back(part + ")");
+    if (!after && !weights_remain) change.impact = Impact::kBreaking;
+  }
+  if (complete) {
+    json t_added = json::array();
+    json t_removed = json::array();
+    json reshaped = json::array();
+    json dtype_changed = json::array();
+    size_t moved = 0;
+    for (const auto& [tensor, at] : new_tensors) {
+      auto old = old_tensors.find(tensor);
+      if (old == old_tensors.end()) {
+        t_added.push_back(TensorJson(tensor, *at.tensor));
+        continue;
+      }
+      if (old->second.tensor->shape != at.tensor->shape) {
+        reshaped.push_back(
+            {{"name", tensor}, {"old", old->second.tensor->shape}, {"new", at.tensor->shape}});
+      }
+      if (old->second.tensor->dtype != at.tensor->dtype) {
+        dtype_changed.push_back(
+            {{"name", tensor}, {"old", old->second.tensor->dtype}, {"new", at.tensor->dtype}});
+      }
+      if (old->second.file != at.file) ++moved;
+    }
+    for (const auto& [tensor, at] : old_tensors) {
+      if (!new_tensors.contains(tensor)) t_removed.push_back(TensorJson(tensor, *at.tensor));
+    }
+    const uint64_t scalars_before = Scalars(old_tensors);
+    const uint64_t scalars_after = Scalars(new_tensors);
+    const int64_t delta =
+        static_cast<int64_t>(scalars_after) - static_cast<int64_t>(scalars_before);
+    change.details["tensors"] = {
+        {"added", Capped(t_added)},     {"added_count", t_added.size()},
+        {"removed", Capped(t_removed)}, {"removed_count", t_removed.size()},
+        {"reshaped", Capped(reshaped)}, {"dtype_changed", Capped(dtype_changed)},
+        {"moved_between_files", moved}};
+    change.details["scalars_before"] = scalars_before;
+    change.details["scalars_after"] = scalars_after;
+    change.details["scalars_delta"] = delta;
+    const bool same_tensors =
+        t_added.empty() && t_removed.empty() && reshaped.empty() && dtype_changed.empty();
+    change.details["values_changed"] =
+        before && after && same_tensors && (!changed.empty() || !added.empty() || !removed.empty());
+    if (before && after) {
+      if (!t_added.empty()) {
+        parts.push_back("+" + std::to_string(t_added.size()) + " tensors (" +
+                        t_added[0]["name"].get<std::string>() + ")");
+      }
+      if (!t_removed.empty()) {
+        parts.push_back("-" + std::to_string(t_removed.size()) + " tensors (" +
+                        t_removed[0]["name"].get<std::string>() + ")");
+      }
+      if (!reshaped.empty()) {
+        parts.push_back(std::to_string(reshaped.size()) + " reshaped (" +
+                        reshaped[0]["name"].get<std::string>() + " " +
+                        ShortJson(reshaped[0]["old"], 40) + " -> " +
+                        ShortJson(reshaped[0]["new"], 40) + ")");
+      }
+      if (!dtype_changed.empty()) {
+        parts.push_back(std::to_string(dtype_changed.size()) + " dtype changed (" +
+                        dtype_changed[0]["name"].get<std::string>() + " " +
+                        dtype_changed[0]["old"].get<std::string>() + " -> " +
+                        dtype_changed[0]["new"].get<std::string>() + ")");
+      }
+      if (!t_added.empty() || !t_removed.empty() || !reshaped.empty())
+        change.impact = Impact::kBreaking;
+      if (same_tensors && change.details["values_changed"].get<bool>()) {
+        const size_t files = new_c.files.size();
+        parts.push_back(moved == 0
+                            ? "values changed, shapes identical (" +
+                                  std::to_string(changed.size()) + " of " + std::to_string(files) +
+                                  (files == 1 ? " file" : " files") + " new content)"
+                            : "re-sharded (" + std::to_string(moved) +
+                                  " tensors moved between files), shapes identical");
+      }
+      if (delta != 0) {
+        parts.push_back("scalars " + std::to_string(scalars_before) + " -> " +
+                        std::to_string(scalars_after) + " (" + (delta > 0 ? "+" : "") +
+                        std::to_string(delta) + ")");
+      }
+    }
+  } else if (before && after) {
+    if (!added.empty()) parts.push_back("+" + std::to_string(added.size()) + " files");
+    if (!removed.empty()) parts.push_back("-" + std::to_string(removed.size()) + " files");
+    if (changed.size() == 1) {
+      parts.push_back(changed[0]["path"].get<std::string>() + " new content (sha256 " +
+                      Short(changed[0]["old_sha256"].get<std::string>()) + " -> " +
+                      Short(changed[0]["new_sha256"].get<std::string>()) + ")");
+    } else if (!changed.empty()) {
+      parts.push_back(std::to_string(changed.size()) + " files new content");
+    }
+    if (!missing.empty())
+      parts.push_back("headers unavailable for " + std::to_string(missing.size()) + " files");
+  }
+  if (map_changed) {
+    size_t remapped = 0;
+    for (const auto& [tensor, shard] : new_c.weight_map) {
+      auto old = old_c.weight_map.find(tensor);
+      remapped += old == old_c.weight_map.end() || old->second != shard;
+    }
+    for (const auto& [tensor, shard] : old_c.weight_map)
+      remapped += !new_c.weight_map.contains(tensor);
+    change.details["index"] = {{"path", after ? new_c.index_path : old_c.index_path},
+                               {"tensors_remapped", remapped}};
+    if (parts.empty()) {
+      parts.push_back("index weight_map changed (" + std::to_string(remapped) +
+                      " tensors), files unchanged");
+      change.impact = Impact::kCosmetic;
+    }
+  }
+  if (!index_problems.empty()) {
+    change.impact = Impact::kBreaking;
+    parts.insert(parts.begin(),
+                 index_problems[0].get<std::string>() +
+                     (index_problems.size() > 1
+                          ? " (+" + std::to_string(index_problems.size() - 1) + " more)"
+                          : ""));
+  }
+  if (parts.empty()) parts.push_back("changed");
+  change.summary = name + ": " + JoinSummary(parts, 220);
+  return change;
+}
+
+}  // namespace
+
+std::string CheckpointOfShard(std::string_view path) {
+  for (std::string_view ext : {".safetensors", ".bin"}) {
+    if (!path.ends_with(ext)) continue;
+    const std::string_view stem = path.substr(0, path.size() - ext.size());
+    const size_t of = stem.rfind("-of-");
+    if (of == std::string_view::npos) break;
+    const std::string_view total = stem.substr(of + 4);
+    const size_t dash = stem.rfind('-', of == 0 ? 0 : of - 1);
+    if (dash == std::string_view::npos || dash == 0) break;
+    const std::string_view index = stem.substr(dash + 1, of - dash - 1);
+    auto digits = [](std::string_view s) {
+      return !s.empty() &&
+             std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!digits(total) || !digits(index)) break;
+    return std::string(stem.substr(0, dash)) + std::string(ext);
+  }
+  return std::string(path);
+}
+
+std::vector<Change> DiffWeights(const Manifest& before, const Manifest& after,
+                                const HeadersBySha256& headers, const IndexFiles& before_indexes,
+                                const IndexFiles& after_indexes) {
+  std::vector<Change> changes;
+  try {
+    std::vector<std::pair<std::string, std::string>> old_errors;
+    std::vector<std::pair<std::string, std::string>> new_errors;
+    const Checkpoints old_checkpoints = Group(before, before_indexes, old_errors);
+    const Checkpoints new_checkpoints = Group(after, after_indexes, new_errors);
+    for (const auto& [path, message] : new_errors) {
+      auto old = before_indexes.find(path);
+      auto now = after_indexes.find(path);
+      if (old == before_indexes.end() || old->second != now->second) {
+        changes.push_back(ErrorChange(path, message));
+      }
+    }
+    const bool weights_remain = std::any_of(new_checkpoints.begin(), new_checkpoints.end(),
+                                            [](const auto& c) { return !c.second.files.empty(); });
+    for (const auto& [name, checkpoint] : new_checkpoints) {
+      auto old = old_checkpoints.find(name);
+      const Checkpoint* was =
+          old == old_checkpoints.end() || old->second.files.empty() ? nullptr : &old->second;
+      const Checkpoint* now =
+          checkpoint.files.empty() && checkpoint.index_path.empty() ? nullptr : &checkpoint;
+      if (!was && !now) continue;
+      if (auto change = CheckpointChange(name, was, now, headers, weights_remain)) {
+        changes.push_back(std::move(*change));
+      }
+    }
+    for (const auto& [name, checkpoint] : old_checkpoints) {
+      if (new_checkpoints.contains(name) || checkpoint.files.empty()) continue;
+      if (auto change = CheckpointChange(name, &checkpoint, nullptr, headers, weights_remain)) {
+        changes.push_back(std::move(*change));
+      }
+    }
+  } catch (const std::exception& e) {
+    changes.push_back(ErrorChange("weights", std::string("could not be diffed: ") + e.what()));
+  }
+  return changes;
+}
+
+}  // namespace hubwatch::diff
