@@ -7,7 +7,8 @@
 //     `--concurrency` in flight, after a warm-up of one round. Reports calls/s over wall time and
 //     client CPU (user+sys) per call.
 //  2. Idle connections: a fresh transport starts `--idle` HEADs at once (each opens its own
-//     HTTP/1.1 connection), they finish, and the connections sit idle in curl's cache. RSS after
+//     HTTP/1.1 connection; no easy-handle pool), they finish, and the connections sit idle in
+//     curl's cache. RSS after
 //     minus RSS before (both after malloc_trim), divided by the number of idle sockets counted in
 //     /proc/self/fd, is the memory per idle connection.
 // usage: hub_bench_resolve [--requests N] [--concurrency C] [--idle K] [--fakehub PATH]
@@ -187,6 +188,7 @@ int main(int argc, char** argv) {
     transport_options.max_host_connections = idle;
     transport_options.max_total_connections = idle;
     transport_options.connection_cache_size = idle;
+    transport_options.easy_handle_pool = 0;  // measure connections, not pooled easy handles
     auto transport = std::make_unique<CurlTransport>(io, transport_options);
     auto clock = MakeAsioClock(io);
     SeededRandom random(1);

@@ -11,6 +11,7 @@
 #include <deque>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace hubwatch::hub {
 namespace {
@@ -113,7 +114,11 @@ class CurlTransport::Engine {
     CURLM* multi = multi_;
     multi_ = nullptr;
     curl_multi_cleanup(multi);
+    for (CURL* easy : idle_easies_) curl_easy_cleanup(easy);
+    idle_easies_.clear();
     watches_.clear();
+    ++timer_generation_;
+    timer_armed_ = false;
     timer_.cancel();
   }
 
@@ -163,15 +168,24 @@ class CurlTransport::Engine {
 
   static int OnTimer(CURLM*, long timeout_ms, void* userp) {
     auto* self = static_cast<Engine*>(userp);
-    const uint64_t generation = ++self->timer_generation_;
     if (timeout_ms < 0) {
+      ++self->timer_generation_;
+      self->timer_armed_ = false;
       self->timer_.cancel();
       return 0;
     }
-    self->timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    // A pending wake-up that comes no later is kept: waking early is harmless (curl re-arms with
+    // what remains), and it saves re-programming the timer on every call.
+    if (self->timer_armed_ && self->timer_deadline_ <= deadline) return 0;
+    const uint64_t generation = ++self->timer_generation_;
+    self->timer_armed_ = true;
+    self->timer_deadline_ = deadline;
+    self->timer_.expires_at(deadline);
     std::weak_ptr<bool> alive = self->alive_;
     self->timer_.async_wait([self, alive, generation](boost::system::error_code ec) {
       if (ec || alive.expired() || generation != self->timer_generation_) return;
+      self->timer_armed_ = false;
       self->SocketAction(CURL_SOCKET_TIMEOUT, 0);
     });
     return 0;
@@ -289,7 +303,17 @@ class CurlTransport::Engine {
       running_.erase(it);
       curl_multi_remove_handle(multi_, easy);
       Complete(*transfer, code);
+      Recycle(*transfer);
     }
+  }
+
+  // Keeps finished easy handles for the next transfers (curl_easy_reset keeps their buffers and
+  // DNS/connection caches live in the multi), up to easy_handle_pool of them.
+  void Recycle(Transfer& transfer) {
+    if (transfer.easy == nullptr || idle_easies_.size() >= options_.easy_handle_pool) return;
+    curl_easy_reset(transfer.easy);
+    idle_easies_.push_back(transfer.easy);
+    transfer.easy = nullptr;
   }
 
   void Complete(Transfer& transfer, CURLcode code) {
@@ -367,7 +391,12 @@ class CurlTransport::Engine {
   }
 
   bool Configure(Transfer& t) {
-    t.easy = curl_easy_init();
+    if (!idle_easies_.empty()) {
+      t.easy = idle_easies_.back();
+      idle_easies_.pop_back();
+    } else {
+      t.easy = curl_easy_init();
+    }
     if (t.easy == nullptr) return false;
     CURL* e = t.easy;
     const HttpRequest& req = t.request;
@@ -388,7 +417,10 @@ class CurlTransport::Engine {
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                      options_.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, options_.http2 ? 1L : 0L);
+    // Waiting for a connection that may multiplex only pays off where h2 can be negotiated;
+    // on cleartext HTTP/1.1 it would serialize simultaneous transfers onto one connection.
+    const bool tls = req.url.starts_with("https://");
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, options_.http2 && tls ? 1L : 0L);
     if (req.method == HttpMethod::kHead) curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
     if (req.accept_compressed) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     bool has_accept_encoding = req.headers.Has("Accept-Encoding");
@@ -408,8 +440,11 @@ class CurlTransport::Engine {
   CURLM* multi_ = nullptr;
   asio::steady_timer timer_;
   uint64_t timer_generation_ = 0;
+  bool timer_armed_ = false;
+  std::chrono::steady_clock::time_point timer_deadline_;
   std::unordered_map<curl_socket_t, std::shared_ptr<SocketWatch>> watches_;
   std::deque<std::unique_ptr<Transfer>> queued_;
+  std::vector<CURL*> idle_easies_;  // reset handles ready for reuse
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> running_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers hold weak_ptrs
 };

@@ -36,6 +36,7 @@ struct CurlTransportOptions {
   long max_total_connections = 64;       // CURLMOPT_MAX_TOTAL_CONNECTIONS
   long connection_cache_size = 64;       // idle connections kept for reuse
   bool http2 = true;                     // negotiate h2 over TLS, multiplex
+  size_t easy_handle_pool = 64;          // finished easy handles kept for reuse
 };
 
 class CurlTransport final : public Transport {
