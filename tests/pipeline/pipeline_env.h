@@ -111,6 +111,12 @@ class PipelineTest : public ::testing::Test {
     return r.ok() ? std::move(r).value() : std::vector<store::RevisionRecord>{};
   }
 
+  std::vector<store::AdvisoryRecord> Advisories(const std::string& repo) {
+    auto a = store_->ListAdvisories({.repo = repo});
+    EXPECT_TRUE(a.ok());
+    return a.ok() ? std::move(a).value() : std::vector<store::AdvisoryRecord>{};
+  }
+
   std::vector<std::string> AdvisoryIds() {
     auto a = store_->ListAdvisories({});
     EXPECT_TRUE(a.ok());
