@@ -223,10 +223,10 @@ class MacroFunction : public Function {
     if (special_.caller) {
       const Value* caller =
           call_scope && call_scope->is_call_block ? call_scope->FindOwn("caller") : nullptr;
-      parent = std::make_shared<Scope>(scope_);
+      parent = in.MakeScope(scope_);
       parent->Set("caller", caller ? *caller : Value());
     }
-    auto macro_scope = std::make_shared<Scope>(parent);
+    auto macro_scope = in.MakeScope(parent);
     BindArguments(in, "'" + node_.text + "'", node_.items, special_, args, macro_scope, at);
     Value result =
         in.failed() ? Value() : Value::String(in.RenderToString(node_.body, macro_scope));
@@ -251,7 +251,7 @@ class CallerFunction : public Function {
   Value Call(Interpreter& in, std::vector<Value>& args, const ScopePtr&,
              SourcePos at) const override {
     if (!in.EnterCall(at)) return Value();
-    auto scope = std::make_shared<Scope>(scope_);
+    auto scope = in.MakeScope(scope_);
     BindArguments(in, "None", node_.items, special_, args, scope, at);
     Value result = in.failed() ? Value() : Value::String(in.RenderToString(node_.body, scope));
     in.LeaveCall();
@@ -281,7 +281,32 @@ Value NumberResult(double value, bool is_float) {
 }  // namespace
 
 Interpreter::Interpreter(const RenderOptions& options, ScopePtr globals)
-    : options_(options), globals_(std::move(globals)) {}
+    : options_(options), globals_(std::move(globals)) {
+  scopes_.push_back(globals_);
+}
+
+Interpreter::~Interpreter() {
+  // Macros keep the scope they were defined in, and scopes and namespaces may hold macros and
+  // namespaces, so a render can leave reference cycles; values never outlive the render, so
+  // emptying every scope and namespace it created frees them all.
+  for (const std::weak_ptr<Scope>& weak : scopes_) {
+    if (ScopePtr scope = weak.lock()) {
+      scope->variables.clear();
+      scope->parent.reset();
+    }
+  }
+  for (const std::weak_ptr<Object>& weak : namespaces_) {
+    if (std::shared_ptr<Object> object = weak.lock()) object->Clear();
+  }
+}
+
+ScopePtr Interpreter::MakeScope(ScopePtr parent) {
+  auto scope = std::make_shared<Scope>(std::move(parent));
+  Track(scopes_, scope);
+  return scope;
+}
+
+void Interpreter::TrackNamespace(const Value& ns) { Track(namespaces_, ns.shared_namespace()); }
 
 Value Interpreter::Fail(SourcePos pos, std::string message, ErrorCode code) {
   if (!error_) error_ = Error{code, Located(pos, message)};
@@ -408,7 +433,7 @@ void Interpreter::RenderStatement(const Node& node, const ScopePtr& scope, std::
 }
 
 void Interpreter::RenderFor(const Node& node, const ScopePtr& scope, std::string& out) {
-  auto loop_scope = std::make_shared<Scope>(scope);
+  auto loop_scope = MakeScope(scope);
   const Node* test = nullptr;
   Value iterable;
   if (node.b->kind == NodeKind::kSelect) {
@@ -464,7 +489,7 @@ void Interpreter::RenderFor(const Node& node, const ScopePtr& scope, std::string
       }
       if (test != nullptr) {
         if (!CountIterations(1, node.pos)) return;
-        auto test_scope = std::make_shared<Scope>(loop_scope);
+        auto test_scope = MakeScope(loop_scope);
         bind(candidate, *test_scope);
         const Value keep = Evaluate(*test, test_scope);
         if (failed() || flow_ != Flow::kNormal) return;
@@ -581,7 +606,7 @@ Value Interpreter::EvaluateCallBlock(const Node& node, const ScopePtr& scope) {
     return Fail(call.pos, "call block: " + DescribeCallee(*call.a) + " is not a macro (got " +
                               std::string(callee.TypeName()) + ")");
   }
-  auto call_scope = std::make_shared<Scope>(scope);
+  auto call_scope = MakeScope(scope);
   call_scope->is_call_block = true;
   call_scope->Set("caller", Value::MakeFunction(std::move(caller)));
   return callee.function().Call(*this, args, call_scope, call.pos);

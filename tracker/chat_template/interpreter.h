@@ -43,6 +43,7 @@ using ScopePtr = std::shared_ptr<Scope>;
 class Interpreter {
  public:
   Interpreter(const RenderOptions& options, ScopePtr globals);
+  ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
 
@@ -66,6 +67,10 @@ class Interpreter {
   bool CheckSize(size_t size, SourcePos pos);
   // Counts loop iterations against the limit.
   bool CountIterations(size_t n, SourcePos pos);
+  // Every scope and namespace of a render is made through these, so that the render can free
+  // them (and any reference cycles among them) when it ends.
+  ScopePtr MakeScope(ScopePtr parent);
+  void TrackNamespace(const Value& ns);  // REQUIRES: ns.is(ValueKind::kNamespace)
   // Macro call depth.
   bool EnterCall(SourcePos pos);
   void LeaveCall() { --call_depth_; }
@@ -88,8 +93,19 @@ class Interpreter {
   Value EvaluateTest(const Node& node, const ScopePtr& scope);
   bool Append(std::string& out, std::string_view piece, SourcePos pos);
 
+  // Remembers what a render created; drops expired entries as the list grows.
+  template <class T>
+  static void Track(std::vector<std::weak_ptr<T>>& list, const std::shared_ptr<T>& item) {
+    if (list.size() >= 64 && list.size() == list.capacity()) {
+      std::erase_if(list, [](const std::weak_ptr<T>& w) { return w.expired(); });
+    }
+    list.push_back(item);
+  }
+
   RenderOptions options_;
   ScopePtr globals_;
+  std::vector<std::weak_ptr<Scope>> scopes_;
+  std::vector<std::weak_ptr<Object>> namespaces_;
   std::optional<Error> error_;
   Flow flow_ = Flow::kNormal;
   int call_depth_ = 0;

@@ -309,7 +309,9 @@ Value MakeNamespace(Interpreter& in, std::vector<Value>& args, SourcePos pos) {
     }
   }
   for (const auto& [key, value] : keyword.entries()) entries.Set(key, value);
-  return Value::MakeNamespace(std::move(entries));
+  Value ns = Value::MakeNamespace(std::move(entries));
+  in.TrackNamespace(ns);
+  return ns;
 }
 
 Value Range(Interpreter& in, std::vector<Value>& args, SourcePos pos) {

@@ -25,6 +25,7 @@
 namespace hubwatch::chat_template {
 
 class Interpreter;
+class Object;
 struct Scope;
 class Value;
 
@@ -44,23 +45,6 @@ enum class ValueKind : uint8_t {
 };
 
 using Array = std::vector<Value>;
-
-// An insertion-ordered string map (JavaScript Map semantics: re-setting a key keeps its place).
-class Object {
- public:
-  Object() = default;
-  explicit Object(std::vector<std::pair<std::string, Value>> entries);
-
-  const Value* Find(std::string_view key) const;
-  void Set(std::string_view key, Value value);
-  // Removes key; returns whether it was present.
-  bool Erase(std::string_view key);
-  const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
-  size_t size() const { return entries_.size(); }
-
- private:
-  std::vector<std::pair<std::string, Value>> entries_;
-};
 
 // Where a construct sits in the original template source (1-based).
 struct SourcePos {
@@ -122,6 +106,9 @@ class Value {
   const Object& object() const { return *static_cast<const Object*>(ptr_.get()); }
   // REQUIRES: kNamespace. Namespaces are the only mutable values.
   Object& namespace_object() const { return *static_cast<Object*>(ptr_.get()); }
+  std::shared_ptr<Object> shared_namespace() const {
+    return std::static_pointer_cast<Object>(ptr_);
+  }
   // REQUIRES: kFunction
   const Function& function() const { return *static_cast<const Function*>(ptr_.get()); }
   // Identity of a shared value (strings excluded from identity comparisons by callers).
@@ -137,6 +124,24 @@ class Value {
   ValueKind kind_ = ValueKind::kUndefined;
   double number_ = 0;
   std::shared_ptr<void> ptr_;
+};
+
+// An insertion-ordered string map (JavaScript Map semantics: re-setting a key keeps its place).
+class Object {
+ public:
+  Object() = default;
+  explicit Object(std::vector<std::pair<std::string, Value>> entries);
+
+  const Value* Find(std::string_view key) const;
+  void Set(std::string_view key, Value value);
+  // Removes key; returns whether it was present.
+  bool Erase(std::string_view key);
+  void Clear() { entries_.clear(); }
+  const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  std::vector<std::pair<std::string, Value>> entries_;
 };
 
 // Python-style truthiness as the reference defines it (__bool__): empty strings, arrays and
