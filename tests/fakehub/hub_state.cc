@@ -9,6 +9,7 @@
 #pragma GCC diagnostic pop
 
 #include "tests/fakehub/hashing.h"
+#include "tracker/hub/url.h"
 
 namespace hubwatch::fakehub {
 namespace {
@@ -101,20 +102,7 @@ std::string PercentDecode(std::string_view text) {
 }
 
 std::string PercentEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' ||
-        (keep_slash && c == '/')) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
+  return keep_slash ? hub::EncodePath(text) : hub::EncodeComponent(text);
 }
 
 std::vector<std::string> SplitPath(std::string_view path) {

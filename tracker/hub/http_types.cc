@@ -12,6 +12,12 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
+std::string_view TrimWhitespace(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 void HttpHeaders::Add(std::string name, std::string value) {
   entries_.emplace_back(std::move(name), std::move(value));
 }

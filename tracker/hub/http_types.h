@@ -33,6 +33,8 @@ class HttpHeaders {
 };
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// `s` without leading and trailing spaces and tabs (HTTP's optional whitespace).
+std::string_view TrimWhitespace(std::string_view s);
 
 struct HttpRequest {
   HttpMethod method = HttpMethod::kGet;

@@ -5,12 +5,6 @@
 namespace hubwatch::hub {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool RelListHas(std::string_view list, std::string_view rel) {
   while (!list.empty()) {
     const size_t space = list.find(' ');
@@ -37,11 +31,11 @@ std::optional<std::string> FindLinkTarget(std::string_view header, std::string_v
     size_t param_start = i;
     bool matched = false;
     auto check_param = [&](std::string_view param) {
-      param = Trim(param);
+      param = TrimWhitespace(param);
       const size_t eq = param.find('=');
       if (eq == std::string_view::npos) return;
-      if (!EqualsIgnoreCase(Trim(param.substr(0, eq)), "rel")) return;
-      std::string_view value = Trim(param.substr(eq + 1));
+      if (!EqualsIgnoreCase(TrimWhitespace(param.substr(0, eq)), "rel")) return;
+      std::string_view value = TrimWhitespace(param.substr(eq + 1));
       if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
         value = value.substr(1, value.size() - 2);
       }

@@ -12,14 +12,8 @@
 namespace hubwatch::hub {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<int64_t> ParseInt(std::string_view s) {
-  s = Trim(s);
+  s = TrimWhitespace(s);
   int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
@@ -34,7 +28,7 @@ std::vector<std::string_view> SplitItems(std::string_view header) {
   for (size_t i = 0; i <= header.size(); ++i) {
     if (i < header.size() && header[i] == '"') quoted = !quoted;
     if (i == header.size() || (!quoted && (header[i] == ';' || header[i] == ','))) {
-      items.push_back(Trim(header.substr(start, i - start)));
+      items.push_back(TrimWhitespace(header.substr(start, i - start)));
       if (i < header.size() && header[i] == ',') break;  // first list member only
       start = i + 1;
     }
@@ -112,7 +106,7 @@ std::optional<RateLimitPolicy> ParseRateLimitPolicy(std::string_view header) {
 }
 
 std::optional<WallTime> ParseHttpDate(std::string_view text) {
-  const std::string s(Trim(text));
+  const std::string s(TrimWhitespace(text));
   char wday[16] = {}, month[4] = {}, zone[4] = {};
   int day = 0, year = 0, hour = 0, minute = 0, second = 0;
   std::tm tm{};
@@ -148,7 +142,7 @@ std::optional<WallTime> ParseHttpDate(std::string_view text) {
 }
 
 std::optional<std::chrono::seconds> ParseRetryAfter(std::string_view header, WallTime now) {
-  header = Trim(header);
+  header = TrimWhitespace(header);
   if (!header.empty() && header.find_first_not_of("0123456789") == std::string_view::npos) {
     auto v = ParseInt(header);
     if (!v) return std::nullopt;  // too many digits
