@@ -23,54 +23,7 @@ bool IEquals(std::string_view a, std::string_view b) {
          });
 }
 
-const char* ActionName(FaultAction a) {
-  switch (a) {
-    case FaultAction::kStatus:
-      return "status";
-    case FaultAction::kRateLimit:
-      return "rate_limit";
-    case FaultAction::kRetryAfter:
-      return "retry_after";
-    case FaultAction::kDelay:
-      return "delay";
-    case FaultAction::kReset:
-      return "reset";
-    case FaultAction::kTruncate:
-      return "truncate";
-    case FaultAction::kInvalidJson:
-      return "invalid_json";
-    case FaultAction::kWrongLength:
-      return "wrong_length";
-    case FaultAction::kHugeSafetensorsHeader:
-      return "huge_safetensors_header";
-    case FaultAction::kIgnoreRange:
-      return "ignore_range";
-  }
-  return "status";
-}
-
-json LogJson(const LoggedRequest& r) {
-  return {{"seq", r.seq},
-          {"server", r.server},
-          {"method", r.method},
-          {"path", r.path},
-          {"query", r.query},
-          {"status", r.status},
-          {"bytes", r.bytes},
-          {"authorization", r.authorization},
-          {"range", r.range},
-          {"if_none_match", r.if_none_match},
-          {"user_agent", r.user_agent},
-          {"connection", r.connection}};
-}
-
-FakeResponse PlainJson(int status, const json& body) {
-  FakeResponse r;
-  r.status = status;
-  r.body = body.dump();
-  r.Set("Content-Type", "application/json; charset=utf-8");
-  return r;
-}
+FakeResponse PlainJson(int status, const json& body) { return JsonBody(status, body.dump()); }
 
 }  // namespace
 
@@ -117,44 +70,19 @@ std::vector<std::string> SplitPath(std::string_view path) {
   return segments;
 }
 
+FakeResponse JsonBody(int status, std::string body) {
+  FakeResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.Set("Content-Type", "application/json; charset=utf-8");
+  return r;
+}
+
 FakeResponse JsonError(int status, const std::string& code, const std::string& message) {
   FakeResponse r = PlainJson(status, json{{"error", message}});
   if (!code.empty()) r.Set("X-Error-Code", code);
   r.Set("X-Error-Message", message);
   return r;
-}
-
-Result<FaultRule> ParseFaultRule(std::string_view text) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error::InvalidInput("fault: not a JSON object");
-  FaultRule rule;
-  const std::string action = j.value("action", std::string("status"));
-  bool known = false;
-  for (int a = 0; a <= static_cast<int>(FaultAction::kIgnoreRange); ++a) {
-    if (action == ActionName(static_cast<FaultAction>(a))) {
-      rule.action = static_cast<FaultAction>(a);
-      known = true;
-    }
-  }
-  if (!known) return Error::InvalidInput("fault: unknown action \"" + action + "\"");
-  try {
-    rule.server = j.value("server", std::string("hub"));
-    rule.method = j.value("method", std::string());
-    rule.path_regex = j.value("path", std::string());
-    rule.status = j.value("status", rule.action == FaultAction::kRetryAfter ? 429 : 503);
-    if (j.contains("retry_after")) {
-      rule.retry_after = j["retry_after"].is_string()
-                             ? j["retry_after"].get<std::string>()
-                             : std::to_string(j["retry_after"].get<int64_t>());
-    }
-    rule.reset_seconds = j.value("reset_seconds", int64_t{30});
-    rule.delay = std::chrono::milliseconds(j.value("delay_ms", int64_t{0}));
-    rule.times = j.value("times", -1);
-    std::regex check(rule.path_regex);
-  } catch (const std::exception& e) {
-    return Error::InvalidInput(std::string("fault: ") + e.what());
-  }
-  return rule;
 }
 
 HubState::HubState(FakeHubOptions options, std::vector<Repo> repos)
@@ -532,196 +460,6 @@ FakeResponse HubState::Handle(const FakeRequest& request) {
   entry.connection = request.connection;
   log_.push_back(std::move(entry));
   return response;
-}
-
-FakeResponse HubState::Control(const FakeRequest& request) {
-  const std::string& p = request.path;
-  const std::string& m = request.method;
-  if (p == "/_fakehub/log") {
-    if (m == "DELETE") {
-      log_.clear();
-      return PlainJson(200, json{{"cleared", true}});
-    }
-    json all = json::array();
-    for (const LoggedRequest& r : log_) all.push_back(LogJson(r));
-    return PlainJson(200, all);
-  }
-  if (p == "/_fakehub/faults") {
-    if (m == "DELETE") {
-      faults_.clear();
-      return PlainJson(200, json{{"cleared", true}});
-    }
-    if (m == "GET") {
-      json all = json::array();
-      for (const FaultRule& f : faults_) {
-        all.push_back({{"action", ActionName(f.action)},
-                       {"path", f.path_regex},
-                       {"server", f.server},
-                       {"times", f.times}});
-      }
-      return PlainJson(200, all);
-    }
-    json body = json::parse(request.body, nullptr, false);
-    if (body.is_discarded()) return JsonError(400, "", "body is not JSON");
-    if (!body.is_array()) body = json::array({body});
-    for (const json& item : body) {
-      const std::string action = item.is_object() ? item.value("action", std::string()) : "";
-      const std::string repo = item.is_object() ? item.value("repo", std::string()) : "";
-      Status done = Status::Ok();
-      // Repo mutations share the endpoint with request faults. The lock is held: call the
-      // unlocked bodies through small lambdas.
-      auto with_repo = [&](auto fn) -> Status {
-        Repo* r = FindRepoById(repo);
-        if (r == nullptr) return Error::InvalidInput("no repo " + repo);
-        return fn(*r);
-      };
-      if (action == "super_squash") {
-        mutex_.unlock();
-        done = SuperSquash(repo, item.value("branch", std::string("main")),
-                           item.value("message", std::string()));
-        mutex_.lock();
-      } else if (action == "delete_repo") {
-        done = with_repo([](Repo& r) {
-          r.deleted = true;
-          return Status::Ok();
-        });
-      } else if (action == "gate") {
-        std::optional<std::string> mode;
-        if (item.contains("mode") && item["mode"].is_string())
-          mode = item["mode"].get<std::string>();
-        done = with_repo([&](Repo& r) {
-          r.gated = mode;
-          return Status::Ok();
-        });
-      } else if (action == "disable") {
-        done = with_repo([&](Repo& r) {
-          r.disabled = item.value("disabled", true);
-          return Status::Ok();
-        });
-      } else if (action == "rename") {
-        const std::string to = item.value("to", std::string());
-        done = with_repo([&](Repo& r) {
-          r.renamed_from.push_back(r.id);
-          r.id = to;
-          return Status::Ok();
-        });
-      } else {
-        Result<FaultRule> rule = ParseFaultRule(item.dump());
-        if (!rule.ok()) return JsonError(400, "", rule.error().message);
-        faults_.push_back(std::move(rule).value());
-      }
-      if (!done.ok()) return JsonError(400, "", done.error().message);
-    }
-    return PlainJson(200, json{{"faults", faults_.size()}});
-  }
-  if (p == "/_fakehub/clock") {
-    if (m == "POST") {
-      json body = json::parse(request.body, nullptr, false);
-      if (body.is_object()) replay_offset_ += body.value("advance_seconds", int64_t{0});
-    }
-    return PlainJson(200, json{{"now", FormatIsoTime(ReplayNow())},
-                               {"mode", options_.mode == Mode::kReplay ? "replay" : "static"}});
-  }
-  if (p == "/_fakehub/rate-limits/reset" && m == "POST") {
-    window_counts_.clear();
-    return PlainJson(200, json{{"reset", true}});
-  }
-  return JsonError(404, "", "unknown control endpoint");
-}
-
-void HubState::AddFault(FaultRule rule) {
-  std::lock_guard lock(mutex_);
-  faults_.push_back(std::move(rule));
-}
-void HubState::ClearFaults() {
-  std::lock_guard lock(mutex_);
-  faults_.clear();
-}
-std::vector<LoggedRequest> HubState::Log() const {
-  std::lock_guard lock(mutex_);
-  return log_;
-}
-void HubState::ClearLog() {
-  std::lock_guard lock(mutex_);
-  log_.clear();
-}
-
-Status HubState::SuperSquash(const std::string& id, const std::string& branch,
-                             std::string message) {
-  std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
-  if (branch != "main") return Error::Unsupported("fakehub squashes main only");
-  const int head = MainHead(*repo);
-  if (head < 0) return Error::InvalidInput(id + " has no visible commit");
-  Commit squashed;
-  squashed.title = message.empty() ? "Super-squash branch 'main' using huggingface_hub" : message;
-  squashed.authors = {"system"};
-  squashed.time = std::max(ReplayNow(), repo->commits[static_cast<size_t>(head)].time + 1);
-  if (options_.mode == Mode::kStatic) {
-    squashed.time = repo->commits[static_cast<size_t>(head)].time + 1;
-  }
-  squashed.date = FormatIsoTime(squashed.time);
-  squashed.files = repo->commits[static_cast<size_t>(head)].files;
-  squashed.id = Sha1Hex("squash\n" + id + "\n" + repo->commits[static_cast<size_t>(head)].id +
-                        "\n" + std::to_string(repo->commits.size()));
-  repo->commits.push_back(std::move(squashed));
-  repo->main_override = static_cast<int>(repo->commits.size() - 1);
-  return Status::Ok();
-}
-
-Status HubState::DeleteRepo(const std::string& id) {
-  std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
-  repo->deleted = true;
-  return Status::Ok();
-}
-
-Status HubState::SetGated(const std::string& id, std::optional<std::string> mode) {
-  std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
-  repo->gated = std::move(mode);
-  return Status::Ok();
-}
-
-Status HubState::SetDisabled(const std::string& id, bool disabled) {
-  std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
-  repo->disabled = disabled;
-  return Status::Ok();
-}
-
-Status HubState::RenameRepo(const std::string& from, const std::string& to) {
-  std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(from);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + from);
-  if (FindRepoById(to) != nullptr) return Error::InvalidInput(to + " exists");
-  repo->renamed_from.push_back(repo->id);
-  repo->id = to;
-  return Status::Ok();
-}
-
-void HubState::AdvanceReplayClock(std::chrono::seconds by) {
-  std::lock_guard lock(mutex_);
-  replay_offset_ += by.count();
-}
-
-void HubState::ResetRateLimits() {
-  std::lock_guard lock(mutex_);
-  window_counts_.clear();
-}
-
-void HubState::SetRelativeLinks(bool relative) {
-  std::lock_guard lock(mutex_);
-  options_.relative_links = relative;
-}
-
-size_t HubState::repo_count() const {
-  std::lock_guard lock(mutex_);
-  return repos_.size();
 }
 
 }  // namespace hubwatch::fakehub

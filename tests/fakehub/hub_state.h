@@ -3,7 +3,8 @@
 // The Hub's behaviour, without the network: a parsed request in, a response description out.
 // Routing, auth and gating, rate-limit buckets, fault rules, the request log and repo
 // mutations live here; the Beast server only moves bytes. Split over hub_state.cc (routing,
-// control), hub_api.cc (JSON endpoints) and hub_files.cc (resolve, raw, CDN content).
+// auth, rate limits), hub_control.cc (faults, mutations, /_fakehub/), hub_api.cc (JSON endpoints)
+// and hub_files.cc (resolve, raw, CDN content).
 //
 // Thread safety: every public method locks; the server thread and test threads share it.
 
@@ -143,6 +144,7 @@ class HubState {
 std::string PercentDecode(std::string_view text);
 std::string PercentEncode(std::string_view text, bool keep_slash);
 std::vector<std::string> SplitPath(std::string_view path);  // raw segments, no empty ones
+FakeResponse JsonBody(int status, std::string body);        // application/json
 FakeResponse JsonError(int status, const std::string& code, const std::string& message);
 
 }  // namespace hubwatch::fakehub
