@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/chat_template/testdata.h"
 #include "tracker/chat_template/canonical_conversations.h"
+#include "tracker/chat_template/render_diff.h"
 #include "tracker/chat_template/template.h"
 
 namespace hubwatch::chat_template {
@@ -59,6 +60,18 @@ void BM_Parse(benchmark::State& state, const std::string& template_id) {
   state.counters["template_bytes"] = static_cast<double>(source.size());
 }
 
+// The pipeline's unit of work: both revisions parsed and rendered on the 10 canonical
+// conversations, with unified diffs.
+void BM_DiffRenderedPrompts(benchmark::State& state, const std::string& before,
+                            const std::string& after) {
+  const TemplateRevision old_revision = testdata::CorpusTemplate(before);
+  const TemplateRevision new_revision = testdata::CorpusTemplate(after);
+  for (auto _ : state) {
+    TemplateRenderDiff diff = DiffRenderedPrompts(old_revision, new_revision);
+    benchmark::DoNotOptimize(diff);
+  }
+}
+
 // Typical templates on conversations they render (tool templates on tool conversations).
 struct Pair {
   const char* template_id;
@@ -93,6 +106,14 @@ constexpr const char* kParsed[] = {"teknium-OpenHermes-2.5-Mistral-7B",
     benchmark::RegisterBenchmark((std::string("BM_Parse/") + t).c_str(), BM_Parse, t)
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark("BM_DiffRenderedPrompts/F7-deepseek-think", BM_DiffRenderedPrompts,
+                               "deepseek-ai-DeepSeek-R1-Distill-Llama-8B",
+                               "fixture-f7-deepseek-r1-distill-think")
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_DiffRenderedPrompts/F4-mistral-v3", BM_DiffRenderedPrompts,
+                               "mistralai-Mixtral-8x7B-Instruct-v0.1-original",
+                               "mistralai-Mistral-Large-Instruct-2407-v3")
+      ->Unit(benchmark::kMicrosecond);
   return true;
 }();
 
