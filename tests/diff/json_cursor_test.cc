@@ -90,7 +90,8 @@ TEST(JsonCursor, SkipValueFindsTheEndOfNestedValues) {
     JsonCursor c(bad);
     EXPECT_FALSE(c.SkipValue(&raw)) << bad;
   }
-  JsonCursor deep(std::string(10000, '['));
+  const std::string brackets(10000, '[');  // the cursor views it: it must outlive the cursor
+  JsonCursor deep(brackets);
   EXPECT_FALSE(deep.SkipValue(&raw));
 }
 

@@ -157,6 +157,13 @@ TEST(JsonText, ShortJsonCutsLongValues) {
   EXPECT_EQ(CutText("short", 7), "short");
 }
 
+TEST(JsonText, OneLineEscapesControlCharacters) {
+  EXPECT_EQ(OneLine("a\nb\tc\r\x01"), "a\\nb\\tc\\r\\x01");
+  EXPECT_EQ(OneLine("ok \xc4\xa0"), "ok \xc4\xa0");
+  EXPECT_EQ(OneLine("bad \xff"), "bad \xef\xbf\xbd");
+  EXPECT_EQ(JoinSummary({"key\nwith newline"}), "key\\nwith newline");
+}
+
 TEST(JsonText, DisplayPointer) {
   EXPECT_EQ(DisplayPointer(""), "(root)");
   EXPECT_EQ(DisplayPointer("/rope_scaling/rope_type"), "rope_scaling.rope_type");

@@ -41,7 +41,7 @@ Change ErrorChange(std::string_view path, std::string_view message) {
   change.kind = ChangeKind::kError;
   change.impact = Impact::kBehavioral;
   change.path = SanitizeUtf8(path);
-  change.summary = change.path + ": " + SanitizeUtf8(message);
+  change.summary = OneLine(change.path + ": " + std::string(message));
   change.details = {{"file", change.path}, {"error", SanitizeUtf8(message)}};
   return change;
 }

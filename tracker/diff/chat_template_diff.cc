@@ -11,6 +11,7 @@ using nlohmann::json;
 constexpr std::string_view kJinja = "chat_template.jinja";
 constexpr std::string_view kJson = "chat_template.json";
 constexpr std::string_view kTokenizerConfig = "tokenizer_config.json";
+constexpr size_t kMaxDiffBytes = 256 * 1024;  // of the unified diff kept in the details
 
 // Reads a chat_template value (a string, a list of {name, template}, or null) into `set`.
 // Returns an error message when it has another shape.
@@ -105,7 +106,8 @@ Change TemplateChange(std::string_view name, const ChatTemplate* before, const C
                     {"status", status},
                     {"from", before ? json(old_t.file) : json()},
                     {"to", after ? json(new_t.file) : json()},
-                    {"unified_diff", SanitizeUtf8(diff.text)},
+                    {"unified_diff", CutText(SanitizeUtf8(diff.text), kMaxDiffBytes)},
+                    {"unified_diff_truncated", diff.text.size() > kMaxDiffBytes},
                     {"lines_added", diff.lines_added},
                     {"lines_removed", diff.lines_removed},
                     {"rendered", nullptr}};
@@ -117,7 +119,7 @@ Change TemplateChange(std::string_view name, const ChatTemplate* before, const C
       if (!rendered->summary.empty()) change.summary += "; rendered: " + rendered->summary;
     }
   }
-  change.summary = CutText(std::move(change.summary), 240);
+  change.summary = CutText(OneLine(change.summary), 240);
   return change;
 }
 

@@ -90,7 +90,7 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
     change.impact = MaxImpact(change.impact, impact);
     nlohmann::json entry = JsonOpToJson(ops[i]);
     entry["impact"] = ImpactName(impact);
-    op_list.push_back(std::move(entry));
+    if (op_list.size() < kMaxListedOps) op_list.push_back(std::move(entry));
     const std::string key = TopKey(ops[i].path);
     if (groups.empty() || groups.back().key != key) groups.push_back({key, {}, Impact::kCosmetic});
     groups.back().ops.push_back(i);
@@ -115,7 +115,8 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
     }
   }
   change.summary = JoinSummary(parts);
-  change.details = {{"file", path}, {"status", status}, {"ops", std::move(op_list)}};
+  change.details = {
+      {"file", path}, {"status", status}, {"ops", std::move(op_list)}, {"op_count", ops.size()}};
   return change;
 }
 

@@ -138,6 +138,30 @@ std::string SanitizeUtf8(std::string_view text) {
   return out;
 }
 
+std::string OneLine(std::string_view text) {
+  const std::string valid = SanitizeUtf8(text);
+  std::string out;
+  out.reserve(valid.size());
+  for (char c : valid) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7F) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    }
+  }
+  return out;
+}
+
 std::string CutText(std::string text, size_t max_chars) {
   if (text.size() <= max_chars) return text;
   text.resize(max_chars > 3 ? max_chars - 3 : 0);
@@ -208,7 +232,10 @@ std::string EscapePointerToken(std::string_view token) {
   return out;
 }
 
-std::string JoinSummary(const std::vector<std::string>& parts, size_t max_chars) {
+std::string JoinSummary(const std::vector<std::string>& raw_parts, size_t max_chars) {
+  std::vector<std::string> parts;
+  parts.reserve(raw_parts.size());
+  for (const std::string& part : raw_parts) parts.push_back(OneLine(part));
   std::string out;
   size_t used = 0;
   for (const std::string& part : parts) {

@@ -34,6 +34,10 @@ size_t Utf8SequenceLength(std::string_view text, size_t i);
 // that it can go into JSON (error messages quote input).
 std::string SanitizeUtf8(std::string_view text);
 
+// text as one printable line for a summary: valid UTF-8 (see SanitizeUtf8), control
+// characters written as \n, \r, \t or \xNN.
+std::string OneLine(std::string_view text);
+
 // text itself when at most max_chars bytes, else its start (cut at a UTF-8 boundary) and "...",
 // max_chars bytes in all.
 std::string CutText(std::string text, size_t max_chars);
