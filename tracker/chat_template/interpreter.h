@@ -113,6 +113,14 @@ class Interpreter {
   int64_t iterations_ = 0;
 };
 
+// How an error names a callee: "'name'", "method 'name'" or "expression" (expressions.cc).
+std::string DescribeCallee(const Node& callee);
+
+// Macros and the `caller` of {% call %} blocks (macros.cc). `node` (a kMacro or kCallBlock) must
+// outlive the function; `scope` is where the macro was defined.
+std::shared_ptr<const Function> MakeMacro(const Node& node, ScopePtr scope);
+std::shared_ptr<const Function> MakeCaller(const Node& node, ScopePtr scope);
+
 // Filters (filters.cc). `filter` is the Identifier or Call node after the '|'.
 Value ApplyFilter(Interpreter& interpreter, const Value& operand, const Node& filter,
                   const ScopePtr& scope);

@@ -259,6 +259,27 @@ class Lexer {
     text.resize(text::TrimEnd(text).size());
     if (text.empty()) tokens_.pop_back();
   }
+  // After `{% raw %}`: the text up to the next {% endraw %} is one text token, not template
+  // syntax. (Not in the reference, see DIVERGENCES in template.h.)
+  void LexRawBody() {
+    const size_t k = tokens_.size();
+    if (k < 3 || tokens_[k - 3].type != TokenType::kOpenStatement ||
+        tokens_[k - 2].type != TokenType::kIdentifier || tokens_[k - 2].value != "raw") {
+      return;
+    }
+    size_t end = s_.size();
+    for (size_t i = s_.find("{%", pos_); i != std::string::npos; i = s_.find("{%", i + 1)) {
+      size_t j = i + 2;
+      if (j < s_.size() && s_[j] == '-') ++j;
+      while (j < s_.size() && WhitespaceAt(s_, j) > 0) j += WhitespaceAt(s_, j);
+      if (s_.compare(j, 6, "endraw") == 0) {
+        end = i;
+        break;
+      }
+    }
+    if (end > pos_) Push(TokenType::kText, s_.substr(pos_, end - pos_), pos_);
+    pos_ = end;
+  }
   void SkipLeadingWhitespace() {
     while (pos_ < s_.size() && WhitespaceAt(s_, pos_) > 0) pos_ += WhitespaceAt(s_, pos_);
   }
@@ -423,6 +444,7 @@ Result<std::vector<Token>> Lexer::Run() {
            statement ? "%}" : "}}", pos_);
       pos_ += 3;
       SkipLeadingWhitespace();
+      if (statement) LexRawBody();
       continue;
     }
     if (c == '-' || c == '+') {
@@ -458,6 +480,7 @@ Result<std::vector<Token>> Lexer::Run() {
       if (rule.type == TokenType::kOpenCurlyBracket) ++curly_depth_;
       if (rule.type == TokenType::kCloseCurlyBracket) --curly_depth_;
       pos_ += rule.seq.size();
+      if (rule.type == TokenType::kCloseStatement) LexRawBody();
       matched = true;
       break;
     }

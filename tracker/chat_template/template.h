@@ -18,8 +18,9 @@
 // Template from many threads. Copies are cheap (the syntax tree is shared).
 //
 // DIVERGENCES from the reference (deliberate; all documented in tests/chat_template/README.md):
-//  - filters `count` (alias of length) and `escape` / `e` (HTML escaping) are implemented
-//    because the issue requires them; the reference rejects both.
+//  - filters `count` (alias of length) and `escape` (HTML escaping) and the statement
+//    {% raw %}...{% endraw %} are implemented because the issue requires them; the reference
+//    rejects them. (trim_blocks / lstrip_blocks, being textual, also apply inside raw blocks.)
 //  - upper/lower/capitalize/title and case-insensitive sorting map ASCII letters only.
 //  - tojson(sort_keys=true) orders keys case-insensitively (lower case first on ties) instead
 //    of by the JavaScript engine's locale collation.
