@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "tests/diff/synthetic_tokenizer.h"
+#include "tracker/diff/special_tokens.h"
 #include "tracker/diff/tokenizer_diff.h"
 
 namespace {
@@ -53,6 +54,27 @@ void BM_TokenizerDiff_ReformattedOnly(benchmark::State& state) {
   RunDiff(state, after, 0);
 }
 BENCHMARK(BM_TokenizerDiff_ReformattedOnly)->Unit(benchmark::kMillisecond);
+
+// The effective special tokens of both revisions (tokenizer.json scanned, added_tokens and the
+// post_processor parsed, EOS found among the added tokens: the vocab is not read).
+void BM_SpecialTokens_BothSides(benchmark::State& state) {
+  static const std::string after = SyntheticTokenizerJson({.bos_template = true});
+  const std::string tokenizer_config = R"({"added_tokens_decoder": {}, "bos_token": "<|reserved_0|>",
+                                           "eos_token": "<|reserved_1|>"})";
+  const hubwatch::diff::SpecialTokenFiles before_files = {
+      .generation_config = R"({"eos_token_id": 356001})",
+      .tokenizer_config = tokenizer_config,
+      .tokenizer_json = Base()};
+  hubwatch::diff::SpecialTokenFiles after_files = before_files;
+  after_files.tokenizer_json = after;
+  for (auto _ : state) {
+    std::vector<hubwatch::diff::Change> changes =
+        hubwatch::diff::DiffSpecialTokens(before_files, after_files);
+    if (changes.size() != 1) state.SkipWithError("expected the BOS change");
+    benchmark::DoNotOptimize(changes);
+  }
+}
+BENCHMARK(BM_SpecialTokens_BothSides)->Unit(benchmark::kMillisecond);
 
 // Reference: nlohmann DOM parse of both sides (no diff at all).
 void BM_Reference_NlohmannDomParseBoth(benchmark::State& state) {

@@ -17,7 +17,6 @@ constexpr std::array<bool, 256> kStructural = [] {
   return table;
 }();
 
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 int HexValue(char c) {
@@ -52,28 +51,8 @@ bool JsonCursor::Fail(std::string_view what) {
   return false;
 }
 
-void JsonCursor::SkipSpace() {
-  while (pos_ < text_.size() && IsSpace(text_[pos_])) ++pos_;
-}
-
-bool JsonCursor::AtEnd() {
-  SkipSpace();
-  return pos_ == text_.size();
-}
-
-char JsonCursor::Peek() {
-  if (failed()) return '\0';
-  SkipSpace();
-  return pos_ < text_.size() ? text_[pos_] : '\0';
-}
-
-bool JsonCursor::Expect(char c) {
+bool JsonCursor::ExpectFailed(char c) {
   if (failed()) return false;
-  SkipSpace();
-  if (pos_ < text_.size() && text_[pos_] == c) {
-    ++pos_;
-    return true;
-  }
   return Fail(pos_ < text_.size() ? std::string("expected '") + c + "'"
                                   : std::string("expected '") + c + "', found the end");
 }
