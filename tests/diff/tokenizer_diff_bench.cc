@@ -59,7 +59,8 @@ BENCHMARK(BM_TokenizerDiff_ReformattedOnly)->Unit(benchmark::kMillisecond);
 // post_processor parsed, EOS found among the added tokens: the vocab is not read).
 void BM_SpecialTokens_BothSides(benchmark::State& state) {
   static const std::string after = SyntheticTokenizerJson({.bos_template = true});
-  const std::string tokenizer_config = R"({"added_tokens_decoder": {}, "bos_token": "<|reserved_0|>",
+  const std::string tokenizer_config =
+      R"({"added_tokens_decoder": {}, "bos_token": "<|reserved_0|>",
                                            "eos_token": "<|reserved_1|>"})";
   const hubwatch::diff::SpecialTokenFiles before_files = {
       .generation_config = R"({"eos_token_id": 356001})",

@@ -1,16 +1,16 @@
 #include "tracker/diff/chat_template_diff.h"
 
+#include <algorithm>
+
+#include "tracker/chat_template/unified_diff.h"
 #include "tracker/diff/json_text.h"
-#include "tracker/diff/unified_diff.h"
+#include "tracker/diff/tracked_files.h"
 
 namespace hubwatch::diff {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kJinja = "chat_template.jinja";
-constexpr std::string_view kJson = "chat_template.json";
-constexpr std::string_view kTokenizerConfig = "tokenizer_config.json";
 constexpr size_t kMaxDiffBytes = 256 * 1024;  // of the unified diff kept in the details
 
 // Reads a chat_template value (a string, a list of {name, template}, or null) into `set`.
@@ -55,6 +55,39 @@ size_t CountLines(std::string_view text) {
   size_t lines = 0;
   for (char c : text) lines += c == '\n';
   return lines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// A unified diff (tracker/chat_template's `diff -u` implementation) and what it counts.
+struct UnifiedDiff {
+  std::string text;
+  size_t lines_added = 0;
+  size_t lines_removed = 0;
+  std::string first_added;  // without the marker
+  std::string first_removed;
+};
+
+UnifiedDiff DiffLines(std::string_view before, std::string_view after,
+                      std::string_view before_label, std::string_view after_label, size_t context) {
+  UnifiedDiff diff;
+  diff.text = chat_template::UnifiedDiff(before, after, before_label, after_label,
+                                         static_cast<int>(std::min<size_t>(context, 1000)));
+  size_t start = 0;
+  for (int header = 0; header < 2 && start < diff.text.size(); ++header) {  // "---", "+++"
+    start = diff.text.find('\n', start);
+    start = start == std::string::npos ? diff.text.size() : start + 1;
+  }
+  while (start < diff.text.size()) {
+    size_t end = diff.text.find('\n', start);
+    if (end == std::string::npos) end = diff.text.size();
+    const std::string_view line(diff.text.data() + start, end - start);
+    if (line.starts_with('+')) {
+      if (diff.lines_added++ == 0) diff.first_added = line.substr(1);
+    } else if (line.starts_with('-')) {
+      if (diff.lines_removed++ == 0) diff.first_removed = line.substr(1);
+    }
+    start = end + 1;
+  }
+  return diff;
 }
 
 // The first changed line for the summary: "+ {{ ... }}" or "- ...".
@@ -128,17 +161,17 @@ Change TemplateChange(std::string_view name, const ChatTemplate* before, const C
 ChatTemplateSet ExtractChatTemplates(const ChatTemplateFiles& files) {
   ChatTemplateSet set;
   if (files.chat_template_jinja) {
-    set.templates["default"] = {*files.chat_template_jinja, std::string(kJinja)};
+    set.templates["default"] = {*files.chat_template_jinja, std::string(kChatTemplateJinjaFile)};
     return set;
   }
   if (files.chat_template_json) {
     Result<json> doc = ParseJson(*files.chat_template_json);
     if (!doc.ok()) {
-      Unreadable(set, kJson, doc.error().message);
+      Unreadable(set, kChatTemplateJsonFile, doc.error().message);
     } else if (!doc->is_object() || !doc->contains("chat_template")) {
-      Unreadable(set, kJson, "not an object with a \"chat_template\"");
-    } else if (auto error = ReadTemplates((*doc)["chat_template"], kJson, set)) {
-      Unreadable(set, kJson, *error);
+      Unreadable(set, kChatTemplateJsonFile, "not an object with a \"chat_template\"");
+    } else if (auto error = ReadTemplates((*doc)["chat_template"], kChatTemplateJsonFile, set)) {
+      Unreadable(set, kChatTemplateJsonFile, *error);
     }
     return set;
   }
@@ -150,8 +183,8 @@ ChatTemplateSet ExtractChatTemplates(const ChatTemplateFiles& files) {
     }
     auto it = doc->find("chat_template");
     if (it == doc->end()) return set;
-    if (auto error = ReadTemplates(*it, kTokenizerConfig, set)) {
-      Unreadable(set, kTokenizerConfig, *error);
+    if (auto error = ReadTemplates(*it, kTokenizerConfigFile, set)) {
+      Unreadable(set, kTokenizerConfigFile, *error);
     }
   }
   return set;
@@ -166,8 +199,9 @@ std::vector<Change> DiffChatTemplates(const ChatTemplateFiles& before,
     const ChatTemplateSet new_set = ExtractChatTemplates(after);
     // This revision's errors, unless the file is byte-identical (then it was reported before).
     for (const Change& error : new_set.errors) {
-      const bool same = error.path == kJson ? before.chat_template_json == after.chat_template_json
-                                            : before.tokenizer_config == after.tokenizer_config;
+      const bool same = error.path == kChatTemplateJsonFile
+                            ? before.chat_template_json == after.chat_template_json
+                            : before.tokenizer_config == after.tokenizer_config;
       if (!same) changes.push_back(error);
     }
     if (!old_set.known || !new_set.known) return changes;
@@ -184,7 +218,7 @@ std::vector<Change> DiffChatTemplates(const ChatTemplateFiles& before,
     }
   } catch (const std::exception& e) {
     changes.push_back(
-        ErrorChange(kTokenizerConfig, std::string("could not be diffed: ") + e.what()));
+        ErrorChange(kTokenizerConfigFile, std::string("could not be diffed: ") + e.what()));
   }
   return changes;
 }

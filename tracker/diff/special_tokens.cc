@@ -5,17 +5,12 @@
 
 #include "tracker/diff/json_text.h"
 #include "tracker/diff/tokenizer_json.h"
+#include "tracker/diff/tracked_files.h"
 
 namespace hubwatch::diff {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::string_view kConfig = "config.json";
-constexpr std::string_view kGenerationConfig = "generation_config.json";
-constexpr std::string_view kTokenizerConfig = "tokenizer_config.json";
-constexpr std::string_view kSpecialTokensMap = "special_tokens_map.json";
-constexpr std::string_view kTokenizerJson = "tokenizer.json";
 
 // One revision's files, parsed as far as the resolution needs them.
 struct Parsed {
@@ -44,10 +39,10 @@ void ParseObject(const std::optional<std::string>& text, std::string_view name,
 
 Parsed Parse(const SpecialTokenFiles& files) {
   Parsed p;
-  ParseObject(files.config, kConfig, p.config, p.unreadable);
-  ParseObject(files.generation_config, kGenerationConfig, p.generation_config, p.unreadable);
-  ParseObject(files.tokenizer_config, kTokenizerConfig, p.tokenizer_config, p.unreadable);
-  ParseObject(files.special_tokens_map, kSpecialTokensMap, p.special_tokens_map, p.unreadable);
+  ParseObject(files.config, kConfigFile, p.config, p.unreadable);
+  ParseObject(files.generation_config, kGenerationConfigFile, p.generation_config, p.unreadable);
+  ParseObject(files.tokenizer_config, kTokenizerConfigFile, p.tokenizer_config, p.unreadable);
+  ParseObject(files.special_tokens_map, kSpecialTokensMapFile, p.special_tokens_map, p.unreadable);
   if (files.tokenizer_json) {
     Result<TokenizerJsonLayout> layout = ScanTokenizerJson(*files.tokenizer_json);
     Result<json> added = json();
@@ -64,7 +59,7 @@ Parsed Parse(const SpecialTokenFiles& files) {
       p.added_tokens = std::move(added).value();
       p.post_processor = std::move(post).value();
     } else {
-      p.unreadable.emplace_back(kTokenizerJson);
+      p.unreadable.emplace_back(kTokenizerJsonFile);
     }
   }
   return p;
@@ -165,19 +160,19 @@ EffectiveToken Resolve(Parsed& p, const std::string& name, bool bos, bool eos) {
   EffectiveToken token;
   const std::string id_key = name + "_token_id";
   if (ReadIds(p.generation_config, id_key, token.ids)) {
-    token.ids_from = kGenerationConfig;
+    token.ids_from = kGenerationConfigFile;
   } else if (ReadIds(p.config, id_key, token.ids)) {
-    token.ids_from = kConfig;
+    token.ids_from = kConfigFile;
   } else if (p.config && p.config->contains("text_config") &&
              ReadIds((*p.config)["text_config"], id_key, token.ids)) {
-    token.ids_from = std::string(kConfig) + " text_config";
+    token.ids_from = std::string(kConfigFile) + " text_config";
   }
 
   const std::string key = name + "_token";
   const bool legacy = !p.tokenizer_config || !p.tokenizer_config->contains("added_tokens_decoder");
   std::array<std::pair<const std::optional<json>*, std::string_view>, 2> sources = {
-      std::pair{&p.tokenizer_config, kTokenizerConfig},
-      std::pair{&p.special_tokens_map, kSpecialTokensMap}};
+      std::pair{&p.tokenizer_config, kTokenizerConfigFile},
+      std::pair{&p.special_tokens_map, kSpecialTokensMapFile}};
   if (legacy) std::swap(sources[0], sources[1]);
   for (size_t i = 0; i < (legacy ? 2u : 1u); ++i) {
     const auto& [doc, file] = sources[i];
@@ -200,13 +195,13 @@ EffectiveToken Resolve(Parsed& p, const std::string& name, bool bos, bool eos) {
   for (std::string_view c : kRebuilding) rebuilds = rebuilds || tokenizer_class == c;
   if (rebuilds) {
     token.added = flag_value.is_boolean() ? flag_value.get<bool>() : bos;
-    token.added_from = kTokenizerConfig;
+    token.added_from = kTokenizerConfigFile;
   } else if (p.tokenizer) {
     token.added = TemplateAdds(p.post_processor, token.content, bos).value_or(false);
-    token.added_from = std::string(kTokenizerJson) + " post_processor";
+    token.added_from = std::string(kTokenizerJsonFile) + " post_processor";
   } else if (flag_value.is_boolean()) {
     token.added = flag_value.get<bool>();
-    token.added_from = kTokenizerConfig;
+    token.added_from = kTokenizerConfigFile;
   }
   return token;
 }

@@ -248,6 +248,27 @@ Impact TokenizerConfigImpact(const JsonOp& op) {
   return Impact::kBehavioral;
 }
 
+// A small tokenizer JSON file: its semantic diff, classified, without `ignored_key`.
+std::vector<Change> SmallFileDiff(const std::optional<std::string>& before,
+                                  const std::optional<std::string>& after, std::string_view path,
+                                  const FieldClassifier& classify,
+                                  std::string_view ignored_key = {}) {
+  return Guarded(path, [&] {
+    std::vector<Change> changes;
+    std::optional<JsonFilePair> pair =
+        ParseJsonFilePair(before, after, path, ChangeKind::kTokenizer, changes);
+    if (!pair) return changes;
+    if (!ignored_key.empty()) {
+      if (pair->before) pair->before->erase(std::string(ignored_key));
+      if (pair->after) pair->after->erase(std::string(ignored_key));
+    }
+    if (auto change = FieldsChange(ChangeKind::kTokenizer, path, *pair, classify)) {
+      changes.push_back(std::move(*change));
+    }
+    return changes;
+  });
+}
+
 }  // namespace
 
 std::vector<Change> DiffTokenizerJson(const std::optional<std::string>& before,
@@ -259,52 +280,22 @@ std::vector<Change> DiffTokenizerJson(const std::optional<std::string>& before,
 std::vector<Change> DiffTokenizerConfig(const std::optional<std::string>& before,
                                         const std::optional<std::string>& after,
                                         std::string_view path) {
-  return Guarded(path, [&] {
-    std::vector<Change> changes;
-    std::optional<JsonFilePair> pair =
-        ParseJsonFilePair(before, after, path, ChangeKind::kTokenizer, changes);
-    if (!pair) return changes;
-    if (pair->before) pair->before->erase("chat_template");
-    if (pair->after) pair->after->erase("chat_template");
-    if (auto change = FieldsChange(ChangeKind::kTokenizer, path, *pair, TokenizerConfigImpact)) {
-      changes.push_back(std::move(*change));
-    }
-    return changes;
-  });
+  return SmallFileDiff(before, after, path, TokenizerConfigImpact, "chat_template");
 }
 
 std::vector<Change> DiffSpecialTokensMap(const std::optional<std::string>& before,
                                          const std::optional<std::string>& after,
                                          std::string_view path) {
-  return Guarded(path, [&] {
-    std::vector<Change> changes;
-    std::optional<JsonFilePair> pair =
-        ParseJsonFilePair(before, after, path, ChangeKind::kTokenizer, changes);
-    if (!pair) return changes;
-    auto behavioral = [](const JsonOp&) { return Impact::kBehavioral; };
-    if (auto change = FieldsChange(ChangeKind::kTokenizer, path, *pair, behavioral)) {
-      changes.push_back(std::move(*change));
-    }
-    return changes;
-  });
+  return SmallFileDiff(before, after, path, [](const JsonOp&) { return Impact::kBehavioral; });
 }
 
 std::vector<Change> DiffAddedTokensJson(const std::optional<std::string>& before,
                                         const std::optional<std::string>& after,
                                         std::string_view path) {
-  return Guarded(path, [&] {
-    std::vector<Change> changes;
-    std::optional<JsonFilePair> pair =
-        ParseJsonFilePair(before, after, path, ChangeKind::kTokenizer, changes);
-    if (!pair) return changes;
-    auto renumbered_is_breaking = [](const JsonOp& op) {
-      return op.op == JsonOpKind::kReplace ? Impact::kBreaking : Impact::kBehavioral;
-    };
-    if (auto change = FieldsChange(ChangeKind::kTokenizer, path, *pair, renumbered_is_breaking)) {
-      changes.push_back(std::move(*change));
-    }
-    return changes;
-  });
+  auto renumbered_is_breaking = [](const JsonOp& op) {
+    return op.op == JsonOpKind::kReplace ? Impact::kBreaking : Impact::kBehavioral;
+  };
+  return SmallFileDiff(before, after, path, renumbered_is_breaking);
 }
 
 }  // namespace hubwatch::diff

@@ -48,13 +48,15 @@ FileRole RoleOfPath(std::string_view path) {
   }
   if (EndsWith(name, ".py")) return FileRole::kRemoteCode;
   if (slash != std::string_view::npos) return FileRole::kNone;
-  if (name == "config.json") return FileRole::kConfig;
-  if (name == "generation_config.json") return FileRole::kGenerationConfig;
-  if (name == "tokenizer.json" || name == "tokenizer_config.json" ||
-      name == "special_tokens_map.json" || name == "added_tokens.json") {
+  if (name == kConfigFile) return FileRole::kConfig;
+  if (name == kGenerationConfigFile) return FileRole::kGenerationConfig;
+  if (name == kTokenizerJsonFile || name == kTokenizerConfigFile || name == kSpecialTokensMapFile ||
+      name == kAddedTokensFile) {
     return FileRole::kTokenizer;
   }
-  if (name == "chat_template.jinja" || name == "chat_template.json") return FileRole::kChatTemplate;
+  if (name == kChatTemplateJinjaFile || name == kChatTemplateJsonFile) {
+    return FileRole::kChatTemplate;
+  }
   if (name == "processor_config.json" || name == "preprocessor_config.json" ||
       name == "video_preprocessor_config.json") {
     return FileRole::kProcessor;

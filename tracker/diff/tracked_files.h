@@ -11,6 +11,16 @@
 
 namespace hubwatch::diff {
 
+// The root files the engines read.
+inline constexpr std::string_view kConfigFile = "config.json";
+inline constexpr std::string_view kGenerationConfigFile = "generation_config.json";
+inline constexpr std::string_view kTokenizerJsonFile = "tokenizer.json";
+inline constexpr std::string_view kTokenizerConfigFile = "tokenizer_config.json";
+inline constexpr std::string_view kSpecialTokensMapFile = "special_tokens_map.json";
+inline constexpr std::string_view kAddedTokensFile = "added_tokens.json";
+inline constexpr std::string_view kChatTemplateJinjaFile = "chat_template.jinja";
+inline constexpr std::string_view kChatTemplateJsonFile = "chat_template.json";
+
 enum class FileRole {
   kNone,              // not read by any engine (README.md, .gitattributes, ...)
   kConfig,            // config.json
