@@ -10,6 +10,7 @@
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/pipeline/poller.h"
+#include "tracker/pipeline/store_etag_cache.h"
 
 namespace hubwatch::cli {
 namespace {
@@ -79,7 +80,12 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   client_options.settings = std::move(settings).value();
   client_options.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
   client_options.log = [&err](std::string_view line) { err << "hubwatch: hub: " << line << "\n"; };
-  hub::HubStack stack(io, std::move(client_options));
+  hub::HubStack stack(io, std::move(client_options),
+                      std::make_unique<pipeline::StoreEtagCache>(store, [] {
+                        return std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+                      }));
   pipeline::PollerOptions poller_options;
   poller_options.interval_s = config.poll.interval_s;
   poller_options.advise_cosmetic = config.poll.advise_cosmetic;

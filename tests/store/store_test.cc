@@ -245,11 +245,16 @@ TEST(Store, LockedByAnotherWriterIsAnError) {
 TEST(Store, HttpCache) {
   auto store = OpenOrDie(":memory:");
   EXPECT_FALSE(store->GetHttpCache("http://127.0.0.1/api/models/x")->has_value());
-  ASSERT_TRUE(store->PutHttpCache("http://127.0.0.1/api/models/x", "\"e1\"", "{}", 1).ok());
-  ASSERT_TRUE(store->PutHttpCache("http://127.0.0.1/api/models/x", "\"e2\"", "{\"a\":1}", 2).ok());
+  ASSERT_TRUE(store->PutHttpCache("http://127.0.0.1/api/models/x", {"\"e1\"", "{}", "[]"}, 1).ok());
+  ASSERT_TRUE(
+      store
+          ->PutHttpCache("http://127.0.0.1/api/models/x",
+                         {"\"e2\"", "{\"a\":1}", R"([["Content-Type","application/json"]])"}, 2)
+          .ok());
   const auto cached = **store->GetHttpCache("http://127.0.0.1/api/models/x");
   EXPECT_EQ(cached.etag, "\"e2\"");
   EXPECT_EQ(cached.body, "{\"a\":1}");
+  EXPECT_EQ(cached.headers, R"([["Content-Type","application/json"]])");
 }
 
 }  // namespace

@@ -143,6 +143,8 @@ class HubClient {
 class HubStack {
  public:
   HubStack(boost::asio::io_context& io, HubClientOptions options);
+  // With a caller's ETag cache (the store's) instead of an in-memory one.
+  HubStack(boost::asio::io_context& io, HubClientOptions options, std::unique_ptr<EtagCache> cache);
   ~HubStack();
   HubClient& client() { return *client_; }
 

@@ -4,10 +4,14 @@
 namespace hubwatch::hub {
 
 HubStack::HubStack(boost::asio::io_context& io, HubClientOptions options)
+    : HubStack(io, std::move(options), std::make_unique<InMemoryEtagCache>()) {}
+
+HubStack::HubStack(boost::asio::io_context& io, HubClientOptions options,
+                   std::unique_ptr<EtagCache> cache)
     : transport_(std::make_unique<CurlTransport>(io)),
       clock_(MakeAsioClock(io)),
       random_(MakeSystemRandom()),
-      cache_(std::make_unique<InMemoryEtagCache>()) {
+      cache_(std::move(cache)) {
   HubClientDeps deps;
   deps.transport = transport_.get();
   deps.clock = clock_.get();

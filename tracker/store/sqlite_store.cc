@@ -657,21 +657,25 @@ Result<std::optional<AdvisoryRecord>> Store::GetAdvisory(const std::string& id) 
 }
 
 Result<std::optional<Store::CachedResponse>> Store::GetHttpCache(const std::string& url) {
-  HW_PREPARE(q, "SELECT etag, body FROM http_cache WHERE url = ?1");
+  HW_PREPARE(q, "SELECT etag, body, headers FROM http_cache WHERE url = ?1");
   q.Bind(1, url);
   Result<bool> row = q.Step("reading the HTTP cache");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<CachedResponse>();
-  return std::optional<CachedResponse>(CachedResponse{q.Text(0), q.Blob(1)});
+  return std::optional<CachedResponse>(CachedResponse{q.Text(0), q.Blob(1), q.Text(2)});
 }
 
-Status Store::PutHttpCache(const std::string& url, const std::string& etag, const std::string& body,
-                           int64_t now) {
+Status Store::PutHttpCache(const std::string& url, const CachedResponse& response, int64_t now) {
   HW_PREPARE(q,
-             "INSERT INTO http_cache (url, etag, body, stored_at) VALUES (?1, ?2, ?3, ?4) "
-             "ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, body = excluded.body, "
-             "stored_at = excluded.stored_at");
-  return q.Bind(1, url).Bind(2, etag).BindBlob(3, body).Bind(4, now).Run("writing the HTTP cache");
+             "INSERT INTO http_cache (url, etag, body, headers, stored_at) "
+             "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, "
+             "body = excluded.body, headers = excluded.headers, stored_at = excluded.stored_at");
+  return q.Bind(1, url)
+      .Bind(2, response.etag)
+      .BindBlob(3, response.body)
+      .Bind(4, response.headers)
+      .Bind(5, now)
+      .Run("writing the HTTP cache");
 }
 
 }  // namespace hubwatch::store

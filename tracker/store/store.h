@@ -98,10 +98,10 @@ class Store {
   struct CachedResponse {
     std::string etag;
     std::string body;
+    std::string headers;  // JSON array of [name, value] pairs
   };
   Result<std::optional<CachedResponse>> GetHttpCache(const std::string& url);
-  Status PutHttpCache(const std::string& url, const std::string& etag, const std::string& body,
-                      int64_t now);
+  Status PutHttpCache(const std::string& url, const CachedResponse& response, int64_t now);
 
  private:
   explicit Store(sqlite3* db);

@@ -1,0 +1,37 @@
+#include "tracker/pipeline/store_etag_cache.h"
+
+#include <nlohmann/json.hpp>
+
+namespace hubwatch::pipeline {
+
+StoreEtagCache::StoreEtagCache(store::Store& store, std::function<int64_t()> now,
+                               size_t max_body_bytes)
+    : store_(store), now_(std::move(now)), max_body_bytes_(max_body_bytes) {}
+
+std::optional<hub::CachedResponse> StoreEtagCache::Lookup(std::string_view key) {
+  Result<std::optional<store::Store::CachedResponse>> r = store_.GetHttpCache(std::string(key));
+  if (!r.ok() || !*r) return std::nullopt;  // a cache miss costs a full request, nothing more
+  hub::CachedResponse out;
+  out.etag = (*r)->etag;
+  out.body = std::move((*r)->body);
+  nlohmann::json headers = nlohmann::json::parse((*r)->headers, nullptr, false);
+  if (headers.is_array()) {
+    for (const nlohmann::json& h : headers) {
+      if (h.is_array() && h.size() == 2 && h[0].is_string() && h[1].is_string()) {
+        out.headers.Add(h[0].get<std::string>(), h[1].get<std::string>());
+      }
+    }
+  }
+  return out;
+}
+
+void StoreEtagCache::Store(std::string key, hub::CachedResponse response) {
+  if (response.body.size() > max_body_bytes_) return;
+  nlohmann::json headers = nlohmann::json::array();
+  for (const auto& [name, value] : response.headers.entries()) headers.push_back({name, value});
+  // A failed write only loses a validator; the next request is a full one.
+  (void)store_.PutHttpCache(key, {response.etag, std::move(response.body), headers.dump()},
+                            now_ ? now_() : 0);
+}
+
+}  // namespace hubwatch::pipeline
