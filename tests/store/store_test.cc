@@ -64,8 +64,8 @@ RevisionIngest SampleIngest(const std::string& sha, const std::string& parent) {
                     "x_HUBWATCH-" + sha,
                     {{"id", "x_HUBWATCH-" + sha}},
                     "2026-12-02T00:00:00Z",
-                    "2026-12-02T00:00:00Z"}};
-  in.outbox_targets = {"webhook:1"};
+                    "2026-12-02T00:00:00Z",
+                    {"subscription:1"}}};
   in.ref_heads = {{"main", sha}};
   return in;
 }

@@ -281,7 +281,33 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     if (--pending_ == 0 && !failed_) Build();
   }
 
+  // What a revision's build produced, handed from the worker back to the loop thread.
+  struct Built {
+    std::string error;  // non-empty: the revision was not committed
+    bool ingested = false;
+    int changes = 0;
+    int advisories = 0;
+  };
+
+  // Diffs, estimate and commit run off the loop thread when the options say so; this poll's
+  // state is not touched by the loop thread meanwhile (no call of this poll is in flight).
   void Build() {
+    auto self = shared_from_this();
+    auto built = std::make_shared<Built>();
+    auto work = [self, built] { *built = self->BuildAndCommit(); };
+    auto then = [self, built] { self->AfterCommit(*built); };
+    if (p_.options_.offload) {
+      p_.options_.offload(std::move(work), std::move(then));
+    } else {
+      work();
+      then();
+    }
+  }
+
+  store::Store& Writer() { return p_.options_.writer ? *p_.options_.writer : p_.store_; }
+
+  Built BuildAndCommit() {
+    store::Store& store = Writer();
     const hub::CommitInfo& commit = queue_.front();
     const int64_t now = Now();
     store::RevisionIngest in;
@@ -299,28 +325,15 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     for (auto& [id, header] : new_headers_) in.headers.emplace_back(id, header);
 
     if (rewrite_) {
-      diff::Change history;
-      history.kind = diff::ChangeKind::kHistory;
-      history.impact = diff::Impact::kBreaking;
-      history.summary = ref_ + " rewritten: previous head " + cursor_.substr(0, 7) + " is gone; " +
-                        std::to_string(rewritten_away_.size()) +
-                        " revision(s) no longer reachable, the new history has " +
-                        std::to_string(new_line_length_) + " commit(s)";
-      history.details = {{"ref", ref_},
-                         {"previous_head", cursor_},
-                         {"new_head", commit.id},
-                         {"rewritten_away", rewritten_away_},
-                         {"new_history_length", new_line_length_}};
-      in.changes.push_back(std::move(history));
+      in.changes.push_back(HistoryChange(commit.id));
       in.rewritten_away = rewritten_away_;
-      rewrite_ = false;  // once, on the first revision of the new line
     }
     for (diff::Change& c : DiffSnapshots(base_ ? &*base_ : nullptr, current_)) {
       in.changes.push_back(std::move(c));
     }
 
-    Result<std::optional<store::EstimateRecord>> previous = p_.store_.LatestEstimate(repo_);
-    if (!previous.ok()) return FailLocal(previous.error().message);
+    Result<std::optional<store::EstimateRecord>> previous = store.LatestEstimate(repo_);
+    if (!previous.ok()) return {previous.error().message};
     if (NeedsEstimate(base_ ? &*base_ : nullptr, current_, previous->has_value())) {
       EstimateOutcome e = EstimateSnapshot(repo_, current_);
       if (e.record) {
@@ -342,8 +355,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       const int ordinal = ordinals[{c.kind, c.path}]++;
       if (c.impact == diff::Impact::kCosmetic && !p_.options_.advise_cosmetic) continue;
       Result<std::optional<std::string>> introduced =
-          p_.store_.LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
-      if (!introduced.ok()) return FailLocal(introduced.error().message);
+          store.LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
+      if (!introduced.ok()) return {introduced.error().message};
       advisory::AdvisoryContext ctx;
       ctx.repo = repo_;
       ctx.revision = commit.id;
@@ -354,22 +367,50 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       ctx.ordinal = ordinal;
       if (c.kind == diff::ChangeKind::kEstimate) ctx.estimate_delta = c.details["figures"];
       nlohmann::json osv = advisory::BuildOsv(c, ctx);
-      in.advisories.push_back({static_cast<int>(i), osv["id"].get<std::string>(), std::move(osv),
-                               ctx.published, ctx.modified});
+      store::NewAdvisory a{static_cast<int>(i), osv["id"].get<std::string>(), std::move(osv),
+                           ctx.published, ctx.modified};
+      if (p_.options_.outbox_targets) a.targets = p_.options_.outbox_targets(repo_, c);
+      in.advisories.push_back(std::move(a));
     }
-    in.outbox_targets = p_.options_.outbox_targets;
     in.ref_heads = {{ref_, commit.id}};
 
     if (p_.options_.before_commit) p_.options_.before_commit(repo_, commit.id);
-    Result<store::IngestOutcome> r = p_.store_.Ingest(in);
-    if (!r.ok()) return FailLocal(r.error().message);
-    if (*r == store::IngestOutcome::kIngested) {
+    Result<store::IngestOutcome> r = store.Ingest(in);
+    if (!r.ok()) return {r.error().message};
+    Built built;
+    built.ingested = *r == store::IngestOutcome::kIngested;
+    built.changes = static_cast<int>(in.changes.size());
+    built.advisories = static_cast<int>(in.advisories.size());
+    return built;
+  }
+
+  diff::Change HistoryChange(const std::string& new_head) {
+    diff::Change history;
+    history.kind = diff::ChangeKind::kHistory;
+    history.impact = diff::Impact::kBreaking;
+    history.summary = ref_ + " rewritten: previous head " + cursor_.substr(0, 7) + " is gone; " +
+                      std::to_string(rewritten_away_.size()) +
+                      " revision(s) no longer reachable, the new history has " +
+                      std::to_string(new_line_length_) + " commit(s)";
+    history.details = {{"ref", ref_},
+                       {"previous_head", cursor_},
+                       {"new_head", new_head},
+                       {"rewritten_away", rewritten_away_},
+                       {"new_history_length", new_line_length_}};
+    return history;
+  }
+
+  void AfterCommit(const Built& built) {
+    if (!built.error.empty()) return FailLocal(built.error);
+    const hub::CommitInfo& commit = queue_.front();
+    rewrite_ = false;  // the history change is recorded once, on the first revision of the new line
+    if (built.ingested) {
       ++report_.revisions;
-      report_.changes += static_cast<int>(in.changes.size());
-      report_.advisories += static_cast<int>(in.advisories.size());
+      report_.changes += built.changes;
+      report_.advisories += built.advisories;
       Log(repo_ + "@" + commit.id.substr(0, 7) + " \"" + commit.title +
-          "\": " + std::to_string(in.changes.size()) + " change(s), " +
-          std::to_string(in.advisories.size()) + " advisory(ies)");
+          "\": " + std::to_string(built.changes) + " change(s), " +
+          std::to_string(built.advisories) + " advisory(ies)");
     }
     base_sha_ = commit.id;
     base_ = std::move(current_);

@@ -32,11 +32,18 @@ namespace hubwatch::pipeline {
 struct PollerOptions {
   int64_t interval_s = 900;
   bool advise_cosmetic = false;
-  std::vector<std::string> outbox_targets;  // one delivery per advisory per target
-  std::function<int64_t()> now;             // Unix seconds; default: the system clock
+  // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
+  std::function<std::vector<std::string>(const std::string& repo, const diff::Change& change)>
+      outbox_targets;
+  std::function<int64_t()> now;  // Unix seconds; default: the system clock
   // Test hook: runs after a revision is fetched and built, just before it is committed.
   std::function<void(const std::string& repo, const std::string& sha)> before_commit;
   std::function<void(std::string_view line)> log;
+  // Runs the heavy part of a revision (diffs, estimate, the commit) off the loop thread:
+  // offload(work, then) runs work() elsewhere and then() back on the loop thread. Unset: inline.
+  // work() uses `writer`, a store connection of its own thread (unset: the poller's store).
+  std::function<void(std::function<void()> work, std::function<void()> then)> offload;
+  store::Store* writer = nullptr;
 };
 
 struct PollReport {

@@ -84,6 +84,7 @@ struct NewAdvisory {
   nlohmann::json osv{};
   std::string published{};
   std::string modified{};
+  std::vector<std::string> targets{};  // delivery targets: one outbox row each
 };
 
 // Everything ingesting one revision writes, in one transaction.
@@ -95,7 +96,6 @@ struct RevisionIngest {
   std::vector<diff::Change> changes{};                               // ordinals are the indexes
   std::optional<EstimateRecord> estimate{};
   std::vector<NewAdvisory> advisories{};
-  std::vector<std::string> outbox_targets{};  // one outbox row per advisory per target
   std::vector<std::pair<std::string, std::string>> ref_heads{};  // ref -> sha, after this revision
   std::vector<std::string> rewritten_away{};  // shas of this repo no longer in any ref's history
 };

@@ -1,0 +1,32 @@
+#pragma once
+
+// ServiceControl: what the HTTP API may ask of the running service, and see of it. Implemented
+// by the service; the API holds a reference. Called on the network thread only.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hubwatch::service {
+
+struct RepoSchedule {
+  std::string id;
+  int64_t next_poll_at = 0;  // Unix seconds
+  bool polling = false;      // a poll is in flight
+};
+
+class ServiceControl {
+ public:
+  virtual ~ServiceControl() = default;
+  // The store already has the repo (the API wrote it): schedule it now.
+  virtual void RepoAdded(const std::string& id) = 0;
+  // The store no longer has it: stop scheduling it (an in-flight poll finishes harmlessly).
+  virtual void RepoRemoved(const std::string& id) = 0;
+  // /readyz: the store is open, the listener bound and the scheduler running.
+  virtual bool ready() const = 0;
+  // One line: "watching 12 repos; last cycle 14s ago; 0 errors".
+  virtual std::string status_line() const = 0;
+  virtual std::vector<RepoSchedule> schedule() const = 0;
+};
+
+}  // namespace hubwatch::service

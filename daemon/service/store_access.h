@@ -1,0 +1,75 @@
+#pragma once
+
+// StoreAccess: how code on the network thread reaches the database without blocking that
+// thread on writes.
+//
+//   reads()           a connection for short reads, used only on the network thread
+//                     (SQLite WAL: readers see every committed write, never a partial one)
+//   Write(work, then) runs work(writer) on the store thread - one writer connection, writes
+//                     serialised in submission order - then runs then(status) back on the
+//                     network thread
+//
+// ThreadedStoreAccess is the daemon's (a worker thread); InlineStoreAccess runs everything on
+// the calling thread, for tests and one-shot commands.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "estimator/result.h"
+#include "tracker/store/store.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace hubwatch::service {
+
+class StoreAccess {
+ public:
+  using Work = std::function<Status(store::Store& writer)>;
+  using Then = std::function<void(Status)>;
+
+  virtual ~StoreAccess() = default;
+  virtual store::Store& reads() = 0;
+  // `then` may be empty. Work submitted after Shutdown() fails with an Io error.
+  virtual void Write(Work work, Then then) = 0;
+  // Writes queued so far, for /metrics.
+  virtual size_t pending_writes() const = 0;
+};
+
+// REQUIRES: io outlives the access object; Shutdown() (or destruction) finishes queued work.
+class ThreadedStoreAccess final : public StoreAccess {
+ public:
+  static Result<std::unique_ptr<ThreadedStoreAccess>> Open(boost::asio::io_context& io,
+                                                           const std::string& path,
+                                                           const store::StoreOptions& options = {});
+  ~ThreadedStoreAccess() override;
+  store::Store& reads() override;
+  void Write(Work work, Then then) override;
+  size_t pending_writes() const override;
+  // Runs what is queued, then stops the store thread. Idempotent.
+  void Shutdown();
+
+ private:
+  struct State;
+  explicit ThreadedStoreAccess(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Work runs at once on the calling thread; `then` right after it.
+class InlineStoreAccess final : public StoreAccess {
+ public:
+  explicit InlineStoreAccess(store::Store& store) : store_(store) {}
+  store::Store& reads() override { return store_; }
+  void Write(Work work, Then then) override {
+    Status s = work(store_);
+    if (then) then(s);
+  }
+  size_t pending_writes() const override { return 0; }
+
+ private:
+  store::Store& store_;
+};
+
+}  // namespace hubwatch::service

@@ -1,0 +1,73 @@
+#pragma once
+
+// Store internals shared by the .cc files that implement Store's methods (sqlite_store.cc and
+// the per-domain files beside it): the connection with its statement cache, transactions, and
+// the HW_TRY / HW_PREPARE helpers. Not for use outside tracker/store/.
+
+#include <sqlite3.h>
+
+#include <string_view>
+#include <unordered_map>
+
+#include "tracker/store/sqlite_statement.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::store {
+
+class Store::Impl {
+ public:
+  explicit Impl(sqlite3* db) : db_(db) {}
+  ~Impl() {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+    sqlite3_close(db_);
+  }
+
+  sqlite3* db() const { return db_; }
+
+  // A cached prepared statement for `sql`, which must outlive the store (a literal or a
+  // static string): cached by its address and length.
+  Result<sqlite3_stmt*> Prepare(std::string_view sql) {
+    auto it = cache_.find(sql);
+    if (it == cache_.end()) {
+      sqlite3_stmt* stmt = nullptr;
+      const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                        SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+      if (rc != SQLITE_OK) return SqliteError(db_, rc, "preparing a statement");
+      it = cache_.emplace(sql, stmt).first;
+    }
+    return it->second;
+  }
+
+  Status Exec(const char* sql, std::string_view doing) {
+    const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, doing);
+    return Status::Ok();
+  }
+
+  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back when it fails.
+  template <class Body>
+  Status Transaction(Body&& body) {
+    if (Status s = Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
+    Status s = body();
+    if (s.ok()) s = Exec("COMMIT", "committing");
+    if (!s.ok()) (void)Exec("ROLLBACK", "rolling back");
+    return s;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<std::string_view, sqlite3_stmt*> cache_;
+};
+
+#define HW_TRY(expr)                                 \
+  do {                                               \
+    Status hw_status_ = (expr);                      \
+    if (!hw_status_.ok()) return hw_status_.error(); \
+  } while (0)
+
+#define HW_PREPARE(var, sql)                              \
+  Result<sqlite3_stmt*> var##_stmt = impl_->Prepare(sql); \
+  if (!var##_stmt.ok()) return var##_stmt.error();        \
+  Statement var(impl_->db(), *var##_stmt)
+
+}  // namespace hubwatch::store
