@@ -75,8 +75,9 @@ TEST(FilesDiff, RemoteCodeModifiedIsBehavioral) {
 
 TEST(FilesDiff, LongListsAreCut) {
   Manifest after;
-  for (int i = 0; i < 10; ++i)
+  for (int i = 0; i < 10; ++i) {
     after.push_back(File("f" + std::to_string(i), "x" + std::to_string(i)));
+  }
   EXPECT_EQ(DiffFiles({}, after)[0].summary, "added: f0, f1, f2 (+7 more)");
   EXPECT_EQ(DiffFiles({}, after)[0].details["added"].size(), 10u);
 }

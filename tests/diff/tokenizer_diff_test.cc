@@ -245,8 +245,9 @@ TEST(TokenizerJsonDiff, DamagedInputNeverCrashes) {
       EXPECT_FALSE(change.summary.empty());
       EXPECT_NO_THROW(change.details.dump());
     }
-    for (const Change& change : DiffTokenizerJson(damaged, kAfter))
+    for (const Change& change : DiffTokenizerJson(damaged, kAfter)) {
       EXPECT_FALSE(change.summary.empty());
+    }
   }
 }
 

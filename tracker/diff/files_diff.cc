@@ -23,10 +23,12 @@ std::string Tagged(std::string_view path) {
 
 std::string Listing(const char* verb, const std::vector<std::string>& items) {
   std::string out = std::string(verb) + ": ";
-  for (size_t i = 0; i < items.size() && i < kNamedInSummary; ++i)
+  for (size_t i = 0; i < items.size() && i < kNamedInSummary; ++i) {
     out += (i ? ", " : "") + items[i];
-  if (items.size() > kNamedInSummary)
+  }
+  if (items.size() > kNamedInSummary) {
     out += " (+" + std::to_string(items.size() - kNamedInSummary) + " more)";
+  }
   return out;
 }
 

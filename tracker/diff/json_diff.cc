@@ -29,8 +29,9 @@ void Diff(const nlohmann::json& before, const nlohmann::json& after, const std::
   }
   if (before.is_array() && after.is_array()) {
     const size_t common = std::min(before.size(), after.size());
-    for (size_t i = 0; i < common; ++i)
+    for (size_t i = 0; i < common; ++i) {
       Diff(before[i], after[i], path + "/" + std::to_string(i), ops);
+    }
     for (size_t i = common; i < after.size(); ++i) {
       ops.push_back({JsonOpKind::kAdd, path + "/" + std::to_string(i), nullptr, after[i]});
     }

@@ -140,8 +140,9 @@ std::optional<bool> TemplateAdds(const json& processor, const std::optional<std:
       processor["processors"].is_array()) {
     std::optional<bool> found;
     for (const json& inner : processor["processors"]) {
-      if (auto adds = TemplateAdds(inner, content, at_start))
+      if (auto adds = TemplateAdds(inner, content, at_start)) {
         found = found.value_or(false) || *adds;
+      }
     }
     return found;
   }

@@ -288,8 +288,9 @@ std::optional<SectionDiff> DiffAddedTokensSection(const json& before, const json
         if (old_value != new_value) fields[it.key()] = {old_value, new_value};
       }
     }
-    if (!fields.empty())
+    if (!fields.empty()) {
       flags_changed.push_back({{"id", id}, {"content", content}, {"fields", fields}});
+    }
   }
   for (const auto& [id, token] : *old_ids) {
     const std::string& content = (*token)["content"].get_ref<const std::string&>();

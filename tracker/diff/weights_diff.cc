@@ -44,8 +44,9 @@ Checkpoints Group(const Manifest& manifest, const IndexFiles& indexes,
       continue;
     }
     std::string name = index_path;
-    if (name.ends_with(".index.json"))
+    if (name.ends_with(".index.json")) {
       name.resize(name.size() - std::string_view(".index.json").size());
+    }
     Checkpoint& checkpoint = checkpoints[name];
     checkpoint.index_path = index_path;
     for (auto it = map->begin(); it != map->end(); ++it) {
@@ -83,8 +84,9 @@ std::map<std::string, TensorAt> TensorUnion(const Checkpoint& checkpoint,
       missing.push_back(path);
       continue;
     }
-    for (const auto& [name, tensor] : header->second.tensors)
+    for (const auto& [name, tensor] : header->second.tensors) {
       tensors.emplace(name, TensorAt{&tensor, path});
+    }
   }
   return tensors;
 }
@@ -135,184 +137,218 @@ json IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers)
   return problems;
 }
 
+// Files of a checkpoint added, removed, or with new content.
+struct FileLists {
+  json added = json::array();
+  json removed = json::array();
+  json changed = json::array();
+  bool empty() const { return added.empty() && removed.empty() && changed.empty(); }
+};
+
+FileLists CompareFiles(const Checkpoint& before, const Checkpoint& after) {
+  FileLists lists;
+  auto entry_json = [](const std::string& path, const ManifestEntry* e) {
+    return json{{"path", path}, {"sha256", e->content_id()}, {"size", e->size}};
+  };
+  for (const auto& [path, entry] : after.files) {
+    auto old = before.files.find(path);
+    if (old == before.files.end()) {
+      lists.added.push_back(entry_json(path, entry));
+    } else if (old->second->content_id() != entry->content_id()) {
+      lists.changed.push_back({{"path", path},
+                               {"old_sha256", old->second->content_id()},
+                               {"new_sha256", entry->content_id()},
+                               {"old_size", old->second->size},
+                               {"new_size", entry->size}});
+    }
+  }
+  for (const auto& [path, entry] : before.files) {
+    if (!after.files.contains(path)) lists.removed.push_back(entry_json(path, entry));
+  }
+  return lists;
+}
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Compares the tensor unions of a modified checkpoint: details["tensors"], the scalar counts,
+// "values_changed"; summary parts; breaking when tensors were added, removed or reshaped.
+void CompareTensors(const std::map<std::string, TensorAt>& before,
+                    const std::map<std::string, TensorAt>& after, const FileLists& files,
+                    size_t file_count, Change& change, std::vector<std::string>& parts) {
+  json added = json::array();
+  json removed = json::array();
+  json reshaped = json::array();
+  json dtype_changed = json::array();
+  size_t moved = 0;
+  for (const auto& [name, at] : after) {
+    auto old = before.find(name);
+    if (old == before.end()) {
+      added.push_back(TensorJson(name, *at.tensor));
+      continue;
+    }
+    const SafetensorsTensor& was = *old->second.tensor;
+    if (was.shape != at.tensor->shape) {
+      reshaped.push_back({{"name", name}, {"old", was.shape}, {"new", at.tensor->shape}});
+    }
+    if (was.dtype != at.tensor->dtype) {
+      dtype_changed.push_back({{"name", name}, {"old", was.dtype}, {"new", at.tensor->dtype}});
+    }
+    if (old->second.file != at.file) ++moved;
+  }
+  for (const auto& [name, at] : before) {
+    if (!after.contains(name)) removed.push_back(TensorJson(name, *at.tensor));
+  }
+  const uint64_t scalars_before = Scalars(before);
+  const uint64_t scalars_after = Scalars(after);
+  const int64_t delta = static_cast<int64_t>(scalars_after) - static_cast<int64_t>(scalars_before);
+  const bool same_tensors =
+      added.empty() && removed.empty() && reshaped.empty() && dtype_changed.empty();
+  const bool values_changed = same_tensors && !files.empty();
+  change.details["tensors"] = {
+      {"added", Capped(added)},       {"added_count", added.size()},
+      {"removed", Capped(removed)},   {"removed_count", removed.size()},
+      {"reshaped", Capped(reshaped)}, {"dtype_changed", Capped(dtype_changed)},
+      {"moved_between_files", moved}};
+  change.details["scalars_before"] = scalars_before;
+  change.details["scalars_after"] = scalars_after;
+  change.details["scalars_delta"] = delta;
+  change.details["values_changed"] = values_changed;
+
+  auto first_name = [](const json& list) { return list[0]["name"].get<std::string>(); };
+  if (!added.empty()) {
+    parts.push_back("+" + Plural(added.size(), "tensor", "tensors") + " (" + first_name(added) +
+                    ")");
+  }
+  if (!removed.empty()) {
+    parts.push_back("-" + Plural(removed.size(), "tensor", "tensors") + " (" + first_name(removed) +
+                    ")");
+  }
+  if (!reshaped.empty()) {
+    parts.push_back(std::to_string(reshaped.size()) + " reshaped (" + first_name(reshaped) + " " +
+                    ShortJson(reshaped[0]["old"], 40) + " -> " + ShortJson(reshaped[0]["new"], 40) +
+                    ")");
+  }
+  if (!dtype_changed.empty()) {
+    parts.push_back(std::to_string(dtype_changed.size()) + " dtype changed (" +
+                    first_name(dtype_changed) + " " + dtype_changed[0]["old"].get<std::string>() +
+                    " -> " + dtype_changed[0]["new"].get<std::string>() + ")");
+  }
+  if (!added.empty() || !removed.empty() || !reshaped.empty()) change.impact = Impact::kBreaking;
+  if (values_changed && moved == 0) {
+    parts.push_back("values changed, shapes identical (" + std::to_string(files.changed.size()) +
+                    " of " + Plural(file_count, "file", "files") + " new content)");
+  } else if (values_changed) {
+    parts.push_back("re-sharded (" + Plural(moved, "tensor", "tensors") +
+                    " moved between files), shapes identical");
+  }
+  if (delta != 0) {
+    parts.push_back("scalars " + std::to_string(scalars_before) + " -> " +
+                    std::to_string(scalars_after) + " (" + (delta > 0 ? "+" : "") +
+                    std::to_string(delta) + ")");
+  }
+}
+
+// What can be said of a modified checkpoint without all its headers.
+void CompareFilesOnly(const FileLists& files, size_t headers_missing,
+                      std::vector<std::string>& parts) {
+  if (!files.added.empty()) parts.push_back("+" + Plural(files.added.size(), "file", "files"));
+  if (!files.removed.empty()) parts.push_back("-" + Plural(files.removed.size(), "file", "files"));
+  if (files.changed.size() == 1) {
+    const json& c = files.changed[0];
+    parts.push_back(c["path"].get<std::string>() + " new content (sha256 " +
+                    Short(c["old_sha256"].get<std::string>()) + " -> " +
+                    Short(c["new_sha256"].get<std::string>()) + ")");
+  } else if (!files.changed.empty()) {
+    parts.push_back(std::to_string(files.changed.size()) + " files new content");
+  }
+  if (headers_missing > 0) {
+    parts.push_back("headers unavailable for " + Plural(headers_missing, "file", "files"));
+  }
+}
+
+// How many tensors the index moved, added or dropped.
+size_t Remapped(const Checkpoint& before, const Checkpoint& after) {
+  size_t remapped = 0;
+  for (const auto& [tensor, shard] : after.weight_map) {
+    auto old = before.weight_map.find(tensor);
+    remapped += old == before.weight_map.end() || old->second != shard ? 1 : 0;
+  }
+  for (const auto& [tensor, shard] : before.weight_map) {
+    remapped += after.weight_map.contains(tensor) ? 0 : 1;
+  }
+  return remapped;
+}
+
+bool HasSafetensors(const Checkpoint& checkpoint) {
+  return std::any_of(checkpoint.files.begin(), checkpoint.files.end(),
+                     [](const auto& file) { return IsSafetensors(file.first); });
+}
+
+// The change of one checkpoint (before or after may be null: added / removed), or nullopt.
 std::optional<Change> CheckpointChange(const std::string& name, const Checkpoint* before,
                                        const Checkpoint* after, const HeadersBySha256& headers,
                                        bool weights_remain) {
   static const Checkpoint kEmpty;
   const Checkpoint& old_c = before ? *before : kEmpty;
   const Checkpoint& new_c = after ? *after : kEmpty;
-  json added = json::array();
-  json removed = json::array();
-  json changed = json::array();
-  for (const auto& [path, entry] : new_c.files) {
-    auto old = old_c.files.find(path);
-    if (old == old_c.files.end()) {
-      added.push_back({{"path", path}, {"sha256", entry->content_id()}, {"size", entry->size}});
-    } else if (old->second->content_id() != entry->content_id()) {
-      changed.push_back({{"path", path},
-                         {"old_sha256", old->second->content_id()},
-                         {"new_sha256", entry->content_id()},
-                         {"old_size", old->second->size},
-                         {"new_size", entry->size}});
-    }
-  }
-  for (const auto& [path, entry] : old_c.files) {
-    if (!new_c.files.contains(path)) {
-      removed.push_back({{"path", path}, {"sha256", entry->content_id()}, {"size", entry->size}});
-    }
-  }
+  const FileLists files = CompareFiles(old_c, new_c);
   const json index_problems = after ? IndexProblems(new_c, headers) : json::array();
   const bool map_changed = old_c.weight_map != new_c.weight_map;
-  if (added.empty() && removed.empty() && changed.empty() && !map_changed &&
-      index_problems.empty()) {
-    return std::nullopt;
-  }
-  const bool safetensors = std::any_of(new_c.files.begin(), new_c.files.end(),
-                                       [](const auto& f) { return IsSafetensors(f.first); }) ||
-                           std::any_of(old_c.files.begin(), old_c.files.end(),
-                                       [](const auto& f) { return IsSafetensors(f.first); });
+  if (files.empty() && !map_changed && index_problems.empty()) return std::nullopt;
+
+  const bool safetensors = HasSafetensors(old_c) || HasSafetensors(new_c);
   Change change;
   change.kind = ChangeKind::kWeights;
   change.path = name;
   change.impact = Impact::kBehavioral;
-  const char* status = !before ? "added" : !after ? "removed" : "modified";
-  change.details = {{"checkpoint", name},
-                    {"format", safetensors ? "safetensors" : "other"},
-                    {"status", status},
-                    {"files", {{"added", added}, {"removed", removed}, {"changed", changed}}},
-                    {"index_problems", index_problems}};
-  std::vector<std::string> parts;
-
+  change.details = {
+      {"checkpoint", name},
+      {"format", safetensors ? "safetensors" : "other"},
+      {"status", !before  ? "added"
+                 : !after ? "removed"
+                          : "modified"},
+      {"files", {{"added", files.added}, {"removed", files.removed}, {"changed", files.changed}}},
+      {"index_problems", index_problems}};
   std::vector<std::string> missing;
   const auto old_tensors = TensorUnion(old_c, headers, missing);
   const auto new_tensors = TensorUnion(new_c, headers, missing);
   change.details["headers_missing"] = missing;
   const bool complete = safetensors && missing.empty();
+
+  std::vector<std::string> parts;
   if (!before || !after) {
     const Checkpoint& present = after ? new_c : old_c;
-    std::string part = std::string(after ? "added" : "removed") + " (" +
-                       std::to_string(present.files.size()) +
-                       (present.files.size() == 1 ? " file" : " files");
-    if (complete)
+    std::string part = std::string(after ? "added (" : "removed (") +
+                       Plural(present.files.size(), "file", "files");
+    if (complete) {
       part += ", " + std::to_string(Scalars(after ? new_tensors : old_tensors)) + " scalars";
+    }
     parts.push_back(part + ")");
     if (!after && !weights_remain) change.impact = Impact::kBreaking;
-  }
-  if (complete) {
-    json t_added = json::array();
-    json t_removed = json::array();
-    json reshaped = json::array();
-    json dtype_changed = json::array();
-    size_t moved = 0;
-    for (const auto& [tensor, at] : new_tensors) {
-      auto old = old_tensors.find(tensor);
-      if (old == old_tensors.end()) {
-        t_added.push_back(TensorJson(tensor, *at.tensor));
-        continue;
-      }
-      if (old->second.tensor->shape != at.tensor->shape) {
-        reshaped.push_back(
-            {{"name", tensor}, {"old", old->second.tensor->shape}, {"new", at.tensor->shape}});
-      }
-      if (old->second.tensor->dtype != at.tensor->dtype) {
-        dtype_changed.push_back(
-            {{"name", tensor}, {"old", old->second.tensor->dtype}, {"new", at.tensor->dtype}});
-      }
-      if (old->second.file != at.file) ++moved;
-    }
-    for (const auto& [tensor, at] : old_tensors) {
-      if (!new_tensors.contains(tensor)) t_removed.push_back(TensorJson(tensor, *at.tensor));
-    }
-    const uint64_t scalars_before = Scalars(old_tensors);
-    const uint64_t scalars_after = Scalars(new_tensors);
-    const int64_t delta =
-        static_cast<int64_t>(scalars_after) - static_cast<int64_t>(scalars_before);
-    change.details["tensors"] = {
-        {"added", Capped(t_added)},     {"added_count", t_added.size()},
-        {"removed", Capped(t_removed)}, {"removed_count", t_removed.size()},
-        {"reshaped", Capped(reshaped)}, {"dtype_changed", Capped(dtype_changed)},
-        {"moved_between_files", moved}};
-    change.details["scalars_before"] = scalars_before;
-    change.details["scalars_after"] = scalars_after;
-    change.details["scalars_delta"] = delta;
-    const bool same_tensors =
-        t_added.empty() && t_removed.empty() && reshaped.empty() && dtype_changed.empty();
-    change.details["values_changed"] =
-        before && after && same_tensors && (!changed.empty() || !added.empty() || !removed.empty());
-    if (before && after) {
-      if (!t_added.empty()) {
-        parts.push_back("+" + std::to_string(t_added.size()) + " tensors (" +
-                        t_added[0]["name"].get<std::string>() + ")");
-      }
-      if (!t_removed.empty()) {
-        parts.push_back("-" + std::to_string(t_removed.size()) + " tensors (" +
-                        t_removed[0]["name"].get<std::string>() + ")");
-      }
-      if (!reshaped.empty()) {
-        parts.push_back(std::to_string(reshaped.size()) + " reshaped (" +
-                        reshaped[0]["name"].get<std::string>() + " " +
-                        ShortJson(reshaped[0]["old"], 40) + " -> " +
-                        ShortJson(reshaped[0]["new"], 40) + ")");
-      }
-      if (!dtype_changed.empty()) {
-        parts.push_back(std::to_string(dtype_changed.size()) + " dtype changed (" +
-                        dtype_changed[0]["name"].get<std::string>() + " " +
-                        dtype_changed[0]["old"].get<std::string>() + " -> " +
-                        dtype_changed[0]["new"].get<std::string>() + ")");
-      }
-      if (!t_added.empty() || !t_removed.empty() || !reshaped.empty())
-        change.impact = Impact::kBreaking;
-      if (same_tensors && change.details["values_changed"].get<bool>()) {
-        const size_t files = new_c.files.size();
-        parts.push_back(moved == 0
-                            ? "values changed, shapes identical (" +
-                                  std::to_string(changed.size()) + " of " + std::to_string(files) +
-                                  (files == 1 ? " file" : " files") + " new content)"
-                            : "re-sharded (" + std::to_string(moved) +
-                                  " tensors moved between files), shapes identical");
-      }
-      if (delta != 0) {
-        parts.push_back("scalars " + std::to_string(scalars_before) + " -> " +
-                        std::to_string(scalars_after) + " (" + (delta > 0 ? "+" : "") +
-                        std::to_string(delta) + ")");
-      }
-    }
-  } else if (before && after) {
-    if (!added.empty()) parts.push_back("+" + std::to_string(added.size()) + " files");
-    if (!removed.empty()) parts.push_back("-" + std::to_string(removed.size()) + " files");
-    if (changed.size() == 1) {
-      parts.push_back(changed[0]["path"].get<std::string>() + " new content (sha256 " +
-                      Short(changed[0]["old_sha256"].get<std::string>()) + " -> " +
-                      Short(changed[0]["new_sha256"].get<std::string>()) + ")");
-    } else if (!changed.empty()) {
-      parts.push_back(std::to_string(changed.size()) + " files new content");
-    }
-    if (!missing.empty())
-      parts.push_back("headers unavailable for " + std::to_string(missing.size()) + " files");
+  } else if (complete) {
+    CompareTensors(old_tensors, new_tensors, files, new_c.files.size(), change, parts);
+  } else {
+    CompareFilesOnly(files, missing.size(), parts);
   }
   if (map_changed) {
-    size_t remapped = 0;
-    for (const auto& [tensor, shard] : new_c.weight_map) {
-      auto old = old_c.weight_map.find(tensor);
-      remapped += old == old_c.weight_map.end() || old->second != shard;
-    }
-    for (const auto& [tensor, shard] : old_c.weight_map)
-      remapped += !new_c.weight_map.contains(tensor);
+    const size_t remapped = Remapped(old_c, new_c);
     change.details["index"] = {{"path", after ? new_c.index_path : old_c.index_path},
                                {"tensors_remapped", remapped}};
     if (parts.empty()) {
-      parts.push_back("index weight_map changed (" + std::to_string(remapped) +
-                      " tensors), files unchanged");
+      parts.push_back("index weight_map changed (" + Plural(remapped, "tensor", "tensors") +
+                      "), files unchanged");
       change.impact = Impact::kCosmetic;
     }
   }
   if (!index_problems.empty()) {
     change.impact = Impact::kBreaking;
-    parts.insert(parts.begin(),
-                 index_problems[0].get<std::string>() +
-                     (index_problems.size() > 1
-                          ? " (+" + std::to_string(index_problems.size() - 1) + " more)"
-                          : ""));
+    std::string first = index_problems[0].get<std::string>();
+    if (index_problems.size() > 1) {
+      first += " (+" + std::to_string(index_problems.size() - 1) + " more)";
+    }
+    parts.insert(parts.begin(), std::move(first));
   }
   if (parts.empty()) parts.push_back("changed");
   change.summary = name + ": " + JoinSummary(parts, 220);
