@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "tracker/hub/repo_id.h"
 
@@ -44,6 +45,127 @@ Result<std::string> String(const nlohmann::json& v, const std::string& where) {
   return v.get<std::string>();
 }
 
+// listen, admin_token_file, api, subscriptions, webhooks, log: what `hubwatch serve` reads.
+Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, DaemonConfig& c) {
+  if (j.contains("listen")) {
+    Result<std::string> l = String(j["listen"], "listen");
+    if (!l.ok()) return l.error();
+    c.api.listen = *l;
+  }
+  if (j.contains("admin_token_file")) {
+    Result<std::string> t = String(j["admin_token_file"], "admin_token_file");
+    if (!t.ok()) return t.error();
+    c.api.admin_token_file = Resolve(base_dir, *t);
+  }
+  if (j.contains("api")) {
+    const nlohmann::json& a = j["api"];
+    if (!a.is_object()) return Bad("api must be an object");
+    if (Status s = CheckKeys(a, "api",
+                             {"max_body_bytes", "max_plan_body_bytes", "max_connections",
+                              "header_timeout_s", "read_timeout_s"});
+        !s.ok()) {
+      return s;
+    }
+    auto read = [&](const char* key, int64_t max, auto& field) -> Status {
+      if (!a.contains(key)) return Status::Ok();
+      Result<int64_t> n = PositiveInt(a[key], std::string("api.") + key, max);
+      if (!n.ok()) return n.error();
+      field = static_cast<std::remove_reference_t<decltype(field)>>(*n);
+      return Status::Ok();
+    };
+    for (Status s : {read("max_body_bytes", 1 << 30, c.api.max_body_bytes),
+                     read("max_plan_body_bytes", 1 << 30, c.api.max_plan_body_bytes),
+                     read("max_connections", 100000, c.api.max_connections),
+                     read("header_timeout_s", 3600, c.api.header_timeout_s),
+                     read("read_timeout_s", 3600, c.api.read_timeout_s)}) {
+      if (!s.ok()) return s;
+    }
+  }
+  if (j.contains("subscriptions")) {
+    if (!j["subscriptions"].is_array()) return Bad("subscriptions must be an array");
+    for (size_t i = 0; i < j["subscriptions"].size(); ++i) {
+      const nlohmann::json& s = j["subscriptions"][i];
+      const std::string where = "subscriptions[" + std::to_string(i) + "]";
+      if (!s.is_object()) return Bad(where + " must be an object");
+      if (Status k = CheckKeys(s, where, {"url", "secret_file", "repos", "kinds", "min_impact"});
+          !k.ok()) {
+        return k;
+      }
+      SubscriptionConfig sub;
+      Result<std::string> url = String(s.value("url", nlohmann::json()), where + ".url");
+      if (!url.ok()) return url.error();
+      sub.url = *url;
+      Result<std::string> secret =
+          String(s.value("secret_file", nlohmann::json()), where + ".secret_file");
+      if (!secret.ok()) return secret.error();
+      sub.secret_file = Resolve(base_dir, *secret);
+      if (s.contains("repos")) {
+        Result<std::string> g = String(s["repos"], where + ".repos");
+        if (!g.ok()) return g.error();
+        sub.repos = *g;
+      }
+      if (s.contains("kinds")) {
+        if (!s["kinds"].is_array()) return Bad(where + ".kinds must be an array");
+        for (const nlohmann::json& k : s["kinds"]) {
+          Result<std::string> kind = String(k, where + ".kinds[]");
+          if (!kind.ok()) return kind.error();
+          sub.kinds.push_back(*kind);
+        }
+      }
+      if (s.contains("min_impact")) {
+        Result<std::string> m = String(s["min_impact"], where + ".min_impact");
+        if (!m.ok()) return m.error();
+        if (*m != "cosmetic" && *m != "behavioral" && *m != "breaking") {
+          return Bad(where + ".min_impact must be cosmetic, behavioral or breaking");
+        }
+        sub.min_impact = *m;
+      }
+      c.subscriptions.push_back(std::move(sub));
+    }
+  }
+  if (j.contains("webhooks")) {
+    const nlohmann::json& w = j["webhooks"];
+    if (!w.is_object()) return Bad("webhooks must be an object");
+    if (Status s = CheckKeys(w, "webhooks", {"allow_private_targets", "retry_for_s", "timeout_s"});
+        !s.ok()) {
+      return s;
+    }
+    if (w.contains("allow_private_targets")) {
+      if (!w["allow_private_targets"].is_boolean()) {
+        return Bad("webhooks.allow_private_targets must be a boolean");
+      }
+      c.webhooks.allow_private_targets = w["allow_private_targets"].get<bool>();
+    }
+    for (auto [key, field, max] : {std::tuple<const char*, int64_t*, int64_t>{
+                                       "retry_for_s", &c.webhooks.retry_for_s, 30 * 86400},
+                                   {"timeout_s", &c.webhooks.timeout_s, 600}}) {
+      if (!w.contains(key)) continue;
+      Result<int64_t> n = PositiveInt(w[key], std::string("webhooks.") + key, max);
+      if (!n.ok()) return n.error();
+      *field = *n;
+    }
+  }
+  if (j.contains("log")) {
+    const nlohmann::json& l = j["log"];
+    if (!l.is_object()) return Bad("log must be an object");
+    if (Status s = CheckKeys(l, "log", {"format", "level"}); !s.ok()) return s;
+    if (l.contains("format")) {
+      Result<std::string> f = String(l["format"], "log.format");
+      if (!f.ok()) return f.error();
+      if (*f != "text" && *f != "json") return Bad("log.format must be text or json");
+      c.log.format = *f;
+    }
+    if (l.contains("level")) {
+      Result<std::string> v = String(l["level"], "log.level");
+      if (!v.ok()) return v.error();
+      static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+      if (!kLevels.count(*v)) return Bad("log.level must be trace, debug, info, warn or error");
+      c.log.level = *v;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_dir) {
@@ -54,7 +176,10 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     return Bad(std::string("not valid JSON (") + e.what() + ")");
   }
   if (!j.is_object()) return Bad("the configuration must be a JSON object");
-  if (Status s = CheckKeys(j, "config", {"store", "hub", "repos", "poll"}); !s.ok()) {
+  if (Status s = CheckKeys(j, "config",
+                           {"store", "hub", "repos", "poll", "listen", "admin_token_file", "api",
+                            "subscriptions", "webhooks", "log"});
+      !s.ok()) {
     return s.error();
   }
   DaemonConfig c;
@@ -130,8 +255,31 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   if (j.contains("poll")) {
     const nlohmann::json& p = j["poll"];
     if (!p.is_object()) return Bad("poll must be an object");
-    if (Status s = CheckKeys(p, "poll", {"interval_s", "advise_cosmetic"}); !s.ok()) {
+    if (Status s = CheckKeys(p, "poll",
+                             {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent",
+                              "api_quota", "resolvers_quota", "quota_window_s"});
+        !s.ok()) {
       return s.error();
+    }
+    for (auto [key, field, max] : {std::tuple<const char*, int64_t*, int64_t>{
+                                       "settle_window_s", &c.poll.settle_window_s, 30 * 86400},
+                                   {"api_quota", &c.poll.api_quota, 10'000'000},
+                                   {"resolvers_quota", &c.poll.resolvers_quota, 10'000'000},
+                                   {"quota_window_s", &c.poll.quota_window_s, 86400}}) {
+      if (!p.contains(key)) continue;
+      if (std::string_view(key) == "settle_window_s" && p[key].is_number_integer() &&
+          p[key].get<int64_t>() == 0) {
+        *field = 0;  // 0: advise at once
+        continue;
+      }
+      Result<int64_t> n = PositiveInt(p[key], std::string("poll.") + key, max);
+      if (!n.ok()) return n.error();
+      *field = *n;
+    }
+    if (p.contains("max_concurrent")) {
+      Result<int64_t> n = PositiveInt(p["max_concurrent"], "poll.max_concurrent", 256);
+      if (!n.ok()) return n.error();
+      c.poll.max_concurrent = static_cast<int>(*n);
     }
     if (p.contains("interval_s")) {
       Result<int64_t> n = PositiveInt(p["interval_s"], "poll.interval_s", 30 * 24 * 3600);
@@ -143,6 +291,7 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
       c.poll.advise_cosmetic = p["advise_cosmetic"].get<bool>();
     }
   }
+  if (Status s = ParseServiceKeys(j, base_dir, c); !s.ok()) return s.error();
   return c;
 }
 

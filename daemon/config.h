@@ -34,7 +34,43 @@ struct HubOptionsConfig {
 
 struct PollConfig {
   int64_t interval_s = 900;
-  bool advise_cosmetic = false;  // cosmetic changes are stored; advised only when true
+  bool advise_cosmetic = false;   // cosmetic changes are stored; advised only when true
+  int64_t settle_window_s = 600;  // a burst of commits is advised once it has been quiet this long
+  int max_concurrent = 4;         // repos polled at once
+  // Requests per window the scheduler allows itself; 0: 80% of the Hub's documented quota
+  // (api 500 anonymous / 1000 with a token; resolvers 3000 / 5000).
+  int64_t api_quota = 0;
+  int64_t resolvers_quota = 0;
+  int64_t quota_window_s = 300;
+};
+
+struct ApiConfig {
+  std::string listen = "127.0.0.1:8437";
+  std::optional<std::string> admin_token_file;  // admin endpoints answer 401/403 without it
+  uint64_t max_body_bytes = 4 << 20;
+  uint64_t max_plan_body_bytes = 1 << 20;
+  int max_connections = 256;
+  int64_t header_timeout_s = 10;
+  int64_t read_timeout_s = 30;
+};
+
+struct SubscriptionConfig {
+  std::string url;                 // http(s) webhook target
+  std::string secret_file;         // holds the whsec_... secret
+  std::string repos = "*";         // glob over repo ids
+  std::vector<std::string> kinds;  // empty: every kind
+  std::string min_impact = "behavioral";
+};
+
+struct WebhookConfig {
+  bool allow_private_targets = false;  // loopback, private, link-local targets (tests only)
+  int64_t retry_for_s = 3 * 24 * 3600;
+  int64_t timeout_s = 10;
+};
+
+struct LogConfig {
+  std::string format = "text";  // "text" | "json" (journald prefixes when JOURNAL_STREAM is set)
+  std::string level = "info";   // trace, debug, info, warn, error
 };
 
 struct DaemonConfig {
@@ -43,6 +79,10 @@ struct DaemonConfig {
   HubOptionsConfig hub;
   std::vector<RepoConfig> repos;
   PollConfig poll;
+  ApiConfig api;
+  std::vector<SubscriptionConfig> subscriptions;
+  WebhookConfig webhooks;
+  LogConfig log;
 };
 
 // Reads and validates the file; errors name the file and the key.
