@@ -108,6 +108,7 @@ class Interpreter {
   std::vector<std::weak_ptr<Object>> namespaces_;
   std::optional<Error> error_;
   Flow flow_ = Flow::kNormal;
+  SourcePos flow_pos_;  // of the break / continue that set flow_
   int call_depth_ = 0;
   int64_t steps_ = 0;
   int64_t iterations_ = 0;
