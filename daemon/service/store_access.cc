@@ -1,0 +1,98 @@
+#include "store_access.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace hubwatch::service {
+
+struct ThreadedStoreAccess::State {
+  boost::asio::io_context& io;
+  std::unique_ptr<store::Store> reads;
+  std::unique_ptr<store::Store> writer;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::pair<Work, Then>> queue;
+  bool stopping = false;
+  size_t pending = 0;
+  std::thread thread;
+
+  explicit State(boost::asio::io_context& io_context) : io(io_context) {}
+
+  void Run() {
+    while (true) {
+      std::pair<Work, Then> item;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;  // stopping, and everything queued is done
+        item = std::move(queue.front());
+        queue.pop_front();
+      }
+      Status s = item.first(*writer);
+      {
+        std::lock_guard lock(mu);
+        --pending;
+      }
+      if (item.second) {
+        boost::asio::post(io, [then = std::move(item.second), s]() mutable { then(s); });
+      }
+    }
+  }
+};
+
+Result<std::unique_ptr<ThreadedStoreAccess>> ThreadedStoreAccess::Open(
+    boost::asio::io_context& io, const std::string& path, const store::StoreOptions& options) {
+  auto state = std::make_unique<State>(io);
+  Result<std::unique_ptr<store::Store>> writer = store::Store::Open(path, options);
+  if (!writer.ok()) return writer.error();
+  Result<std::unique_ptr<store::Store>> reads = store::Store::Open(path, options);
+  if (!reads.ok()) return reads.error();
+  state->writer = std::move(writer).value();
+  state->reads = std::move(reads).value();
+  State* raw = state.get();
+  state->thread = std::thread([raw] { raw->Run(); });
+  return std::unique_ptr<ThreadedStoreAccess>(new ThreadedStoreAccess(std::move(state)));
+}
+
+ThreadedStoreAccess::ThreadedStoreAccess(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+ThreadedStoreAccess::~ThreadedStoreAccess() { Shutdown(); }
+
+store::Store& ThreadedStoreAccess::reads() { return *state_->reads; }
+
+void ThreadedStoreAccess::Write(Work work, Then then) {
+  {
+    std::lock_guard lock(state_->mu);
+    if (!state_->stopping) {
+      state_->queue.emplace_back(std::move(work), std::move(then));
+      ++state_->pending;
+      state_->cv.notify_one();
+      return;
+    }
+  }
+  if (then) {
+    boost::asio::post(state_->io, [then = std::move(then)] {
+      then(Error::Io("store: shutting down, the write was not done"));
+    });
+  }
+}
+
+size_t ThreadedStoreAccess::pending_writes() const {
+  std::lock_guard lock(state_->mu);
+  return state_->pending;
+}
+
+void ThreadedStoreAccess::Shutdown() {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->stopping = true;
+    state_->cv.notify_one();
+  }
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+}  // namespace hubwatch::service
