@@ -69,6 +69,20 @@ TEST_F(IncidentsTest, F2BaseModelTemplateRemovedAndBosPostProcessor) {
   EXPECT_TRUE(post_processor);
 }
 
+// F3: Llama-3.1's config.json ships rope_scaling in the "rope_type" schema (llama3), which
+// transformers releases before it refuse; the tool-calling template rewrite follows.
+TEST_F(IncidentsTest, F3Llama31RopeScalingSchema) {
+  const auto changes = Ingest("meta-llama/Llama-3.1-8B-Instruct");
+  const auto configs = OfKind(changes, diff::ChangeKind::kConfig);
+  ASSERT_FALSE(configs.empty());
+  const nlohmann::json& notes = configs.front()->change.details["schema_changes"];
+  ASSERT_TRUE(notes.is_array() && !notes.empty()) << configs.front()->change.details.dump();
+  EXPECT_EQ(notes[0]["to_schema"], "rope_type");
+  EXPECT_EQ(notes[0]["rope_type"], "llama3");
+  EXPECT_NE(configs.front()->change.summary.find("rope_type"), std::string::npos);
+  EXPECT_NE(At(changes, "8c22764", diff::ChangeKind::kChatTemplate), nullptr);
+}
+
 // F4: Mistral-7B-Instruct-v0.3's templates: the upload plus four rewrites, each rendered on the
 // canonical conversations; #70 renders identically and is cosmetic.
 TEST_F(IncidentsTest, F4MistralFiveChatTemplateChanges) {

@@ -145,9 +145,13 @@ std::vector<Change> DiffConfigFile(const std::optional<std::string>& before,
   if (!pair) return changes;
   std::vector<std::string> lead;
   nlohmann::json schema_notes = nlohmann::json::array();
-  if (pair->before && pair->after) {
+  if (pair->after) {
+    // A config that arrives with the "rope_type" schema (Llama 3.1's) is news too: loaders
+    // older than the schema refuse it.
+    static const nlohmann::json kNothing = nlohmann::json::object();
+    const nlohmann::json& base = pair->before ? *pair->before : kNothing;
     for (const std::string prefix : {"", "text_config"}) {
-      if (auto text = RopeSchemaChange(*pair->before, *pair->after, prefix, schema_notes)) {
+      if (auto text = RopeSchemaChange(base, *pair->after, prefix, schema_notes)) {
         lead.push_back(std::move(*text));
       }
     }

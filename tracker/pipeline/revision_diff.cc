@@ -6,6 +6,7 @@
 #include "tracker/chat_template/tokenizer_config.h"
 #include "tracker/diff/chat_template_diff.h"
 #include "tracker/diff/config_diff.h"
+#include "tracker/diff/files_diff.h"
 #include "tracker/diff/special_tokens.h"
 #include "tracker/diff/tokenizer_diff.h"
 #include "tracker/diff/weights_diff.h"
