@@ -103,6 +103,53 @@ class Store {
   Result<std::optional<CachedResponse>> GetHttpCache(const std::string& url);
   Status PutHttpCache(const std::string& url, const CachedResponse& response, int64_t now);
 
+  // --- HTTP API queries ---
+  // Read-only queries behind daemon/api (tracker/store/store_api_queries.cc). Where a query
+  // returns records, it finds their keys and reads each through the getters above, so there is
+  // one reader per table.
+
+  // The shas of `repo`'s revisions that start with `prefix` (lower-case hex), at most `limit`.
+  Result<std::vector<std::string>> FindRevisionShas(const std::string& repo,
+                                                    const std::string& prefix, int64_t limit);
+  // The changes of the revisions of `repo` ingested after revision `sha` that are not rewritten
+  // away, oldest first; `kind` "" = any. Empty when `sha` is not a revision of `repo`.
+  Result<std::vector<ChangeRecord>> ChangesAfter(const std::string& repo, const std::string& sha,
+                                                 const std::string& kind);
+  struct ChangeTally {
+    int64_t cosmetic = 0;
+    int64_t behavioral = 0;
+    int64_t breaking = 0;
+  };
+  // ChangesAfter(repo, sha, kind), counted by impact.
+  Result<ChangeTally> TallyChangesAfter(const std::string& repo, const std::string& sha,
+                                        const std::string& kind);
+  struct LastChange {
+    std::string sha;
+    std::string kind;
+    std::string authored_at;  // of its revision, RFC 3339 as the Hub gave it ("" if unknown)
+    int64_t first_seen_at = 0;
+  };
+  // The newest behavioral or breaking change of `kind` ("" = any) in a revision of `repo` that is
+  // not rewritten away.
+  Result<std::optional<LastChange>> LatestChange(const std::string& repo, const std::string& kind);
+  // The highest advisory seq so far (0: none).
+  Result<int64_t> MaxAdvisorySeq();
+  // Advisories newest first (seq descending); query.repo, kind and limit apply.
+  Result<std::vector<AdvisoryRecord>> RecentAdvisories(const Query& query);
+  // osv.dev query semantics over one repo, withdrawn advisories left out, seq ascending:
+  // commit "" = every advisory of the repo; otherwise those whose GIT range holds the commit,
+  // in ingest order: introduced <= commit < fixed ("0" or an unknown introduced = the start).
+  // An unknown commit matches nothing.
+  struct AffectingQuery {
+    std::string repo;
+    std::string commit;
+    int64_t after_seq = 0;  // paging: only seq > after_seq
+    int64_t limit = 0;      // 0: no limit
+  };
+  Result<std::vector<AdvisoryRecord>> AdvisoriesAffecting(const AffectingQuery& query);
+  // The repos that have a revision `sha`, by id.
+  Result<std::vector<std::string>> ReposWithRevision(const std::string& sha);
+
  private:
   explicit Store(sqlite3* db);
   class Impl;

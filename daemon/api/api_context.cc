@@ -1,0 +1,221 @@
+#include "daemon/api/api_context.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "daemon/service/store_access.h"
+#include "tracker/advisory/osv.h"
+#include "tracker/diff/change.h"
+#include "tracker/hub/repo_id.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::api {
+namespace {
+
+bool IsLowerHex(std::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+nlohmann::json TimeOrNull(int64_t unix_seconds) {
+  return unix_seconds > 0 ? nlohmann::json(advisory::Rfc3339(unix_seconds)) : nlohmann::json();
+}
+
+}  // namespace
+
+store::Store& ApiContext::reads() const { return store->reads(); }
+
+HttpReply StoreFailure(const Error& error) { return HttpReply::Error(500, error.message); }
+
+HttpReply BadRequest(const std::string& message) { return HttpReply::Error(400, message); }
+
+std::optional<HttpReply> RepoFromParams(const PathParams& params, std::string* repo) {
+  const auto ns = params.find("ns"), name = params.find("name");
+  if (ns == params.end() || name == params.end()) return BadRequest("missing repo id");
+  *repo = ns->second + "/" + name->second;
+  if (Status s = hub::ValidateRepoId(*repo); !s.ok()) return BadRequest(s.error().message);
+  return std::nullopt;
+}
+
+std::optional<HttpReply> RequireTrackedRepo(const ApiContext& ctx, const std::string& repo) {
+  Result<std::optional<store::RepoRecord>> r = ctx.reads().GetRepo(repo);
+  if (!r.ok()) return StoreFailure(r.error());
+  if (!r->has_value()) return HttpReply::Error(404, "repo " + repo + " is not tracked");
+  return std::nullopt;
+}
+
+std::optional<HttpReply> ResolveRevision(const ApiContext& ctx, const std::string& repo,
+                                         const std::string& text, std::string_view what,
+                                         std::string* sha) {
+  if (text.size() < 7 || text.size() > 40 || !IsLowerHex(text)) {
+    return BadRequest(std::string(what) + " must be 7 to 40 lower-case hex digits of a revision");
+  }
+  Result<std::vector<std::string>> found = ctx.reads().FindRevisionShas(repo, text, 2);
+  if (!found.ok()) return StoreFailure(found.error());
+  if (found->empty()) {
+    return HttpReply::Error(404, "revision " + text + " of " + repo + " is not known");
+  }
+  if (found->size() > 1) {
+    return BadRequest(std::string(what) + " " + text + " is ambiguous; give more digits");
+  }
+  *sha = found->front();
+  return std::nullopt;
+}
+
+std::optional<HttpReply> CheckKind(const std::string& kind) {
+  diff::ChangeKind parsed;
+  if (diff::ParseKind(kind, parsed)) return std::nullopt;
+  std::string all;
+  for (int i = 0; i <= static_cast<int>(diff::ChangeKind::kError); ++i) {
+    all +=
+        (all.empty() ? "" : ", ") + std::string(diff::KindName(static_cast<diff::ChangeKind>(i)));
+  }
+  return BadRequest("unknown kind '" + kind.substr(0, 64) + "' (kinds: " + all + ")");
+}
+
+std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::json* out) {
+  *out = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded()) return BadRequest("the request body is not valid JSON");
+  return std::nullopt;
+}
+
+std::optional<int64_t> ParseTime(std::string_view text) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && end == text.data() + text.size()) {
+    return v >= 0 ? std::optional<int64_t>(v) : std::nullopt;
+  }
+  // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
+  int y, mo, d, h, mi, s, consumed = 0;
+  const std::string t(text.substr(0, 64));
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2d%*1[Tt ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s,
+                  &consumed) != 6 ||
+      consumed != 19) {
+    return std::nullopt;
+  }
+  size_t i = 19;
+  if (i < t.size() && t[i] == '.') {
+    while (++i < t.size() && t[i] >= '0' && t[i] <= '9') {
+    }
+  }
+  int64_t offset = 0;
+  if (i < t.size() && (t[i] == 'Z' || t[i] == 'z')) {
+    ++i;
+  } else if (i + 6 == t.size() && (t[i] == '+' || t[i] == '-') && t[i + 3] == ':') {
+    const int oh = std::atoi(t.substr(i + 1, 2).c_str()),
+              om = std::atoi(t.substr(i + 4, 2).c_str());
+    offset = (t[i] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != t.size() || t.size() != text.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+      mi > 59 || s > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) - offset;
+}
+
+std::string StringAt(const nlohmann::json& j, std::string_view pointer) {
+  const nlohmann::json::json_pointer p{std::string(pointer)};
+  if (!j.is_object() || !j.contains(p)) return "";
+  const nlohmann::json& v = j.at(p);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+std::string BaseUrl(const ApiContext& ctx, const HttpRequest& request) {
+  std::optional<std::string_view> host = request.header("host");
+  bool ok = host && !host->empty() && host->size() <= 255;
+  for (char c : host.value_or("")) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':' || c == '[' ||
+                         c == ']';
+    ok = ok && allowed;
+  }
+  return "http://" + (ok ? std::string(*host) : ctx.config.listen);
+}
+
+nlohmann::json RepoJson(const store::RepoRecord& r) {
+  nlohmann::json j = {
+      {"id", r.id},
+      {"refs", r.refs},
+      {"state", store::RepoStateName(r.state)},
+      {"state_detail", r.state_detail},
+      {"added_at", TimeOrNull(r.added_at)},
+      {"last_polled_at", TimeOrNull(r.last_polled_at)},
+      {"next_poll_at", TimeOrNull(r.next_poll_at)},
+      {"consecutive_errors", r.consecutive_errors},
+  };
+  if (r.renamed_to) j["renamed_to"] = *r.renamed_to;
+  return j;
+}
+
+nlohmann::json RevisionJson(const store::RevisionRecord& r) {
+  return {
+      {"sha", r.sha},
+      {"parents", r.parents},
+      {"authored_at", r.authored_at},
+      {"title", r.title},
+      {"message", r.message},
+      {"authors", r.authors},
+      {"refs", r.refs},
+      {"first_seen_at", TimeOrNull(r.first_seen_at)},
+      {"rewritten_away", r.rewritten_away},
+  };
+}
+
+nlohmann::json ChangeJson(const store::ChangeRecord& c) {
+  return {
+      {"id", c.id},
+      {"revision", c.sha},
+      {"ordinal", c.ordinal},
+      {"kind", diff::KindName(c.change.kind)},
+      {"impact", diff::ImpactName(c.change.impact)},
+      {"path", c.change.path},
+      {"summary", c.change.summary},
+      {"details", c.change.details},
+      {"created_at", TimeOrNull(c.created_at)},
+  };
+}
+
+nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& a) {
+  nlohmann::json j = {
+      {"id", a.id},
+      {"seq", a.seq},
+      {"repo", a.repo},
+      {"revision", a.sha},
+      {"kind", a.kind},
+      {"impact", StringAt(a.osv, "/database_specific/impact")},
+      {"summary", StringAt(a.osv, "/summary")},
+      {"published", a.published},
+      {"modified", a.modified},
+  };
+  if (a.withdrawn) j["withdrawn"] = *a.withdrawn;
+  return j;
+}
+
+Router BuildRouter(const ApiContext& ctx) {
+  Router router;
+  RegisterRepoRoutes(router, ctx);
+  RegisterBadgeRoutes(router, ctx);
+  RegisterAdvisoryRoutes(router, ctx);
+  RegisterOsvRoutes(router, ctx);
+  RegisterPlanRoute(router, ctx);
+  RegisterAdminRoutes(router, ctx);
+  RegisterServiceRoutes(router, ctx);
+  return router;
+}
+
+}  // namespace hubwatch::api

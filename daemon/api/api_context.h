@@ -1,0 +1,103 @@
+#pragma once
+
+// What the route handlers share (internal to daemon/api): the dependencies, the checks every
+// resource route starts with, the JSON views of store records, and one Register* function per
+// group of routes (routes_*.cc).
+//
+// The checks return the reply to send when they fail, so a handler reads
+//   if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
+//
+// Thread safety: network thread only, like the router.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+
+#include "daemon/api/api_server.h"
+#include "daemon/api/http_message.h"
+#include "daemon/api/router.h"
+#include "daemon/config.h"
+#include "estimator/result.h"
+#include "tracker/store/records.h"
+
+namespace hubwatch::service {
+class Metrics;
+class ServiceControl;
+class StoreAccess;
+}  // namespace hubwatch::service
+namespace hubwatch::store {
+class Store;
+}
+
+namespace hubwatch::api {
+
+class SubscriptionsHandler;
+
+struct ApiContext {
+  cli::ApiConfig config;
+  service::StoreAccess* store = nullptr;
+  service::Metrics* metrics = nullptr;
+  service::ServiceControl* control = nullptr;
+  SubscriptionsHandler* subscriptions = nullptr;
+  std::optional<std::string> admin_token;
+  std::string hub_url;
+  std::function<int64_t()> now;
+  ApiTuning tuning;
+  // False once the server stopped: callbacks that outlive a request (a write's `then`) copy
+  // this and return early instead of touching a server that may be gone.
+  std::shared_ptr<const bool> alive = std::make_shared<const bool>(true);
+
+  store::Store& reads() const;
+};
+
+// Lists take ?limit=1..kMaxLimit, kDefaultLimit when absent.
+inline constexpr int64_t kDefaultLimit = 100;
+inline constexpr int64_t kMaxLimit = 1000;
+
+// 500 {"error": "store: ..."} for a failed read or write.
+HttpReply StoreFailure(const Error& error);
+// 400 {"error": message}.
+HttpReply BadRequest(const std::string& message);
+
+// {ns} and {name} -> "ns/name", validated by the Hub's rules (400 when invalid).
+std::optional<HttpReply> RepoFromParams(const PathParams& params, std::string* repo);
+// 404 unless the store tracks `repo`.
+std::optional<HttpReply> RequireTrackedRepo(const ApiContext& ctx, const std::string& repo);
+// A revision of `repo` named by 7 to 40 hex digits: 400 when not hex or ambiguous, 404 when
+// unknown. `what` names the parameter in messages ("pin", "before").
+std::optional<HttpReply> ResolveRevision(const ApiContext& ctx, const std::string& repo,
+                                         const std::string& text, std::string_view what,
+                                         std::string* sha);
+// A change kind ("chat_template"); 400 listing the kinds when unknown.
+std::optional<HttpReply> CheckKind(const std::string& kind);
+// The request body as a JSON value (400 when it is not JSON).
+std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::json* out);
+// Unix seconds from "2024-05-01T12:00:00Z" (fractions and offsets allowed) or decimal seconds.
+std::optional<int64_t> ParseTime(std::string_view text);
+// A string at `pointer` in `j`, "" when absent or not a string.
+std::string StringAt(const nlohmann::json& j, std::string_view pointer);
+// "http://<Host>" for links in the feed; the listen address when Host is missing or odd.
+std::string BaseUrl(const ApiContext& ctx, const HttpRequest& request);
+
+// JSON views of store records.
+nlohmann::json RepoJson(const store::RepoRecord& repo);
+nlohmann::json RevisionJson(const store::RevisionRecord& revision);
+nlohmann::json ChangeJson(const store::ChangeRecord& change);
+// Thin: id, seq, repo, revision, kind, impact, summary, published, modified, withdrawn.
+nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& advisory);
+
+void RegisterRepoRoutes(Router& router, const ApiContext& ctx);
+void RegisterBadgeRoutes(Router& router, const ApiContext& ctx);
+void RegisterAdvisoryRoutes(Router& router, const ApiContext& ctx);
+void RegisterOsvRoutes(Router& router, const ApiContext& ctx);
+void RegisterPlanRoute(Router& router, const ApiContext& ctx);
+void RegisterAdminRoutes(Router& router, const ApiContext& ctx);
+void RegisterServiceRoutes(Router& router, const ApiContext& ctx);
+
+// Every route above, in one router.
+Router BuildRouter(const ApiContext& ctx);
+
+}  // namespace hubwatch::api

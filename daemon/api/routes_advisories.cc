@@ -1,0 +1,135 @@
+// Advisory feeds: GET /api/v1/advisories (JSON, by seq), /api/v1/advisories/feed.atom (Atom,
+// newest first) and /api/v1/stream (Server-Sent Events). All take ?repo= and ?kind= filters.
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/atom.h"
+#include "daemon/api/query_params.h"
+#include "daemon/api/sse.h"
+#include "tracker/advisory/osv.h"
+#include "tracker/hub/repo_id.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::api {
+namespace {
+
+constexpr int64_t kFeedEntries = 50;
+
+struct Filters {
+  QueryParams query;
+  std::string repo;
+  std::string kind;
+};
+
+std::optional<HttpReply> ParseFilters(const HttpRequest& request, Filters* f) {
+  Result<QueryParams> q = QueryParams::Parse(request.query);
+  if (!q.ok()) return BadRequest(q.error().message);
+  f->query = std::move(q).value();
+  f->repo = f->query.Get("repo").value_or("");
+  f->kind = f->query.Get("kind").value_or("");
+  if (!f->repo.empty()) {
+    if (Status s = hub::ValidateRepoId(f->repo); !s.ok()) return BadRequest(s.error().message);
+  }
+  if (!f->kind.empty()) return CheckKind(f->kind);
+  return std::nullopt;
+}
+
+// ?since= a seq (the advisories after it) or a time (those modified since then).
+void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
+  Filters f;
+  if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
+  Result<std::optional<int64_t>> limit = f.query.Int("limit", 1, kMaxLimit);
+  if (!limit.ok()) return respond(BadRequest(limit.error().message));
+  store::Query q{.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kDefaultLimit)};
+  if (std::optional<std::string> since = f.query.Get("since")) {
+    const bool seq = !since->empty() && since->find_first_not_of("0123456789") == std::string::npos;
+    std::optional<int64_t> t = ParseTime(*since);
+    if (!t) {
+      return respond(
+          BadRequest("since must be an advisory seq or a time (RFC 3339, e.g. 2024-05-01T00:00Z)"));
+    }
+    if (seq) {
+      q.since = *t;
+    } else {
+      q.since_time = advisory::Rfc3339(*t);
+    }
+  }
+  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().ListAdvisories(q);
+  if (!list.ok()) return respond(StoreFailure(list.error()));
+  nlohmann::json entries = nlohmann::json::array();
+  for (const store::AdvisoryRecord& a : *list) entries.push_back(AdvisoryEntryJson(a));
+  nlohmann::json body = {{"advisories", std::move(entries)}};
+  // The cursor for the next page: ?since=<the last seq of this one>.
+  if (static_cast<int64_t>(list->size()) == q.limit) body["next_since"] = list->back().seq;
+  respond(HttpReply::Json(200, body));
+}
+
+void AtomFeed(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
+  Filters f;
+  if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
+  Result<std::optional<int64_t>> limit = f.query.Int("limit", 1, kMaxLimit);
+  if (!limit.ok()) return respond(BadRequest(limit.error().message));
+  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().RecentAdvisories(
+      {.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kFeedEntries)});
+  if (!list.ok()) return respond(StoreFailure(list.error()));
+  AtomOptions options;
+  options.base_url = BaseUrl(ctx, request);
+  options.self_url =
+      options.base_url + request.path + (request.query.empty() ? "" : "?") + request.query;
+  options.hub_url = ctx.hub_url;
+  options.scope = f.repo + (!f.repo.empty() && !f.kind.empty() ? "/" : "") + f.kind;
+  options.now = ctx.now();
+  HttpReply reply;
+  reply.content_type = "application/atom+xml; charset=utf-8";
+  reply.body = RenderAtomFeed(*list, options);
+  respond(std::move(reply));
+}
+
+// Resumes after Last-Event-ID (or ?since=); without either, starts with what comes next.
+void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
+  Filters f;
+  if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
+  EventStreamStart start{.repo = f.repo, .kind = f.kind};
+  std::optional<std::string> resume;
+  if (std::optional<std::string_view> last = request.header("last-event-id")) {
+    resume = std::string(*last);
+  } else {
+    resume = f.query.Get("since");
+  }
+  if (resume) {
+    std::optional<int64_t> seq = ParseEventId(*resume);
+    if (!seq) return respond(BadRequest("Last-Event-ID (or since) must be an advisory seq"));
+    start.after_seq = *seq;
+  } else {
+    Result<int64_t> max = ctx.reads().MaxAdvisorySeq();
+    if (!max.ok()) return respond(StoreFailure(max.error()));
+    start.after_seq = *max;
+  }
+  HttpReply reply;
+  reply.content_type = "text/event-stream; charset=utf-8";
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  reply.body = SseStart(ctx.tuning.sse_retry_ms);
+  reply.event_stream = start;
+  respond(std::move(reply));
+}
+
+}  // namespace
+
+void RegisterAdvisoryRoutes(Router& router, const ApiContext& ctx) {
+  const ApiContext* c = &ctx;
+  router.Add({"GET", "/api/v1/advisories",
+              [c](const HttpRequest& request, const PathParams&, Respond respond) {
+                ListAdvisories(*c, request, std::move(respond));
+              }});
+  router.Add({"GET", "/api/v1/advisories/feed.atom",
+              [c](const HttpRequest& request, const PathParams&, Respond respond) {
+                AtomFeed(*c, request, std::move(respond));
+              }});
+  router.Add({"GET", "/api/v1/stream",
+              [c](const HttpRequest& request, const PathParams&, Respond respond) {
+                Stream(*c, request, std::move(respond));
+              }});
+}
+
+}  // namespace hubwatch::api

@@ -1,0 +1,86 @@
+// Badges: GET /api/v1/repos/{ns}/{name}/badge (shields endpoint JSON) and .../badge.svg.
+//   ?pin=SHA   count the changes since that revision ("3 changes since 1a2b3c4")
+//   ?kind=K    only changes of that kind; without a pin: "chat template changed 2 days ago"
+//   ?label=L   the left-hand text (default "hubwatch"; at most 64 characters)
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/badge.h"
+#include "daemon/api/query_params.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::api {
+namespace {
+
+constexpr size_t kMaxLabel = 64;
+
+// The badge, or the reply to send instead.
+std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& request,
+                                      const PathParams& params, Badge* badge) {
+  std::string repo;
+  if (auto failed = RepoFromParams(params, &repo)) return failed;
+  Result<QueryParams> query = QueryParams::Parse(request.query);
+  if (!query.ok()) return BadRequest(query.error().message);
+  if (auto failed = RequireTrackedRepo(ctx, repo)) return failed;
+  const std::string kind = query->Get("kind").value_or("");
+  if (!kind.empty()) {
+    if (auto failed = CheckKind(kind)) return failed;
+  }
+  if (std::optional<std::string> pin = query->Get("pin")) {
+    std::string sha;
+    if (auto failed = ResolveRevision(ctx, repo, *pin, "pin", &sha)) return failed;
+    Result<store::Store::ChangeTally> tally = ctx.reads().TallyChangesAfter(repo, sha, kind);
+    if (!tally.ok()) return StoreFailure(tally.error());
+    *badge = PinBadge(sha, *tally, kind);
+  } else {
+    Result<std::optional<store::Store::LastChange>> last = ctx.reads().LatestChange(repo, kind);
+    if (!last.ok()) return StoreFailure(last.error());
+    std::optional<int64_t> changed_at;
+    if (last->has_value()) {
+      changed_at = ParseTime((*last)->authored_at);
+      if (!changed_at) changed_at = (*last)->first_seen_at;
+    }
+    *badge = LastChangeBadge(kind, changed_at, ctx.now());
+  }
+  if (std::optional<std::string> label = query->Get("label")) {
+    if (label->size() > kMaxLabel) {
+      return BadRequest("label is longer than " + std::to_string(kMaxLabel) + " characters");
+    }
+    badge->label = *label;
+  }
+  return std::nullopt;
+}
+
+HttpReply WithCaching(HttpReply reply) {
+  reply.headers.emplace_back("Cache-Control",
+                             "public, max-age=" + std::to_string(kBadgeCacheSeconds));
+  return reply;
+}
+
+}  // namespace
+
+void RegisterBadgeRoutes(Router& router, const ApiContext& ctx) {
+  const ApiContext* c = &ctx;
+  router.Add({"GET", "/api/v1/repos/{ns}/{name}/badge",
+              [c](const HttpRequest& request, const PathParams& params, Respond respond) {
+                Badge badge;
+                if (auto failed = ComputeBadge(*c, request, params, &badge)) {
+                  return respond(std::move(*failed));
+                }
+                respond(WithCaching(HttpReply::Json(200, BadgeToShieldsJson(badge))));
+              }});
+  router.Add({"GET", "/api/v1/repos/{ns}/{name}/badge.svg",
+              [c](const HttpRequest& request, const PathParams& params, Respond respond) {
+                Badge badge;
+                if (auto failed = ComputeBadge(*c, request, params, &badge)) {
+                  return respond(std::move(*failed));
+                }
+                HttpReply reply;
+                reply.content_type = "image/svg+xml; charset=utf-8";
+                reply.body = RenderBadgeSvg(badge);
+                respond(WithCaching(std::move(reply)));
+              }});
+}
+
+}  // namespace hubwatch::api

@@ -1,0 +1,70 @@
+// POST /api/v1/plan: the estimator over HTTP. The body is a model's config.json (at most
+// max_plan_body_bytes); the query sets the workload like `hubwatch estimate`'s flags:
+//   ?seq=2048&batch=1&context=4096&lora_rank=16&cards=a100-80gb,h100&preset=hubwatch
+// The answer is the estimate JSON (hubwatch.estimate/1, schema/estimate.schema.json).
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/query_params.h"
+#include "estimator/estimate.h"
+#include "estimator/report.h"
+
+namespace hubwatch::api {
+namespace {
+
+constexpr int64_t kMaxTokens = int64_t{1} << 24;
+constexpr int64_t kMaxBatch = 1 << 16;
+constexpr int64_t kMaxRank = 1 << 16;
+
+Result<EstimateInput> InputFromQuery(const QueryParams& query) {
+  Result<Assumptions> assumptions = PresetAssumptions(query.Get("preset").value_or("hubwatch"));
+  if (!assumptions.ok()) return assumptions.error();
+  EstimateInput input;
+  input.assumptions = *assumptions;
+  struct Knob {
+    const char* name;
+    int64_t max;
+    int64_t* out;
+  };
+  const Knob knobs[] = {{"seq", kMaxTokens, &input.workload.seq},
+                        {"batch", kMaxBatch, &input.workload.batch},
+                        {"context", kMaxTokens, &input.workload.context},
+                        {"lora_rank", kMaxRank, &input.assumptions.lora_rank}};
+  for (const Knob& k : knobs) {
+    Result<std::optional<int64_t>> v = query.Int(k.name, 1, k.max);
+    if (!v.ok()) return v.error();
+    if (v->has_value()) *k.out = **v;
+  }
+  Result<std::vector<Card>> cards = ParseCards(query.Get("cards").value_or(""));
+  if (!cards.ok()) return cards.error();
+  input.cards = std::move(cards).value();
+  return input;
+}
+
+void Plan(const HttpRequest& request, Respond respond) {
+  Result<QueryParams> query = QueryParams::Parse(request.query);
+  if (!query.ok()) return respond(BadRequest(query.error().message));
+  Result<EstimateInput> input = InputFromQuery(*query);
+  if (!input.ok()) return respond(BadRequest(input.error().message));
+  if (request.body.empty()) return respond(BadRequest("the body must be a config.json"));
+  Result<Estimate> estimate = EstimateModelFromText(request.body, *input);
+  if (!estimate.ok()) {
+    // Well-formed but not modelled (an unknown architecture): 422; broken input: 400.
+    const int status = estimate.error().code == ErrorCode::kInvalidInput ? 400 : 422;
+    return respond(HttpReply::Error(status, estimate.error().message));
+  }
+  respond(HttpReply::Json(200, EstimateToJson(*estimate)));
+}
+
+}  // namespace
+
+void RegisterPlanRoute(Router& router, const ApiContext& ctx) {
+  router.Add({"POST", "/api/v1/plan",
+              [](const HttpRequest& request, const PathParams&, Respond respond) {
+                Plan(request, std::move(respond));
+              },
+              ctx.config.max_plan_body_bytes});
+}
+
+}  // namespace hubwatch::api

@@ -1,0 +1,204 @@
+// Repository resources: GET /api/v1/repos, .../{ns}/{name}, revisions, one revision with its
+// changes, changes, estimate.
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/query_params.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::api {
+namespace {
+
+constexpr const char kRepo[] = "/api/v1/repos/{ns}/{name}";
+
+// The start of every .../{ns}/{name}/... handler: the repo id, checked and tracked.
+std::optional<HttpReply> TrackedRepo(const ApiContext& ctx, const PathParams& params,
+                                     std::string* repo) {
+  if (auto failed = RepoFromParams(params, repo)) return failed;
+  return RequireTrackedRepo(ctx, *repo);
+}
+
+std::optional<HttpReply> ParseQuery(const HttpRequest& request, QueryParams* out) {
+  Result<QueryParams> q = QueryParams::Parse(request.query);
+  if (!q.ok()) return BadRequest(q.error().message);
+  *out = std::move(q).value();
+  return std::nullopt;
+}
+
+std::optional<HttpReply> Limit(const QueryParams& query, int64_t* limit) {
+  Result<std::optional<int64_t>> l = query.Int("limit", 1, kMaxLimit);
+  if (!l.ok()) return BadRequest(l.error().message);
+  *limit = l->value_or(kDefaultLimit);
+  return std::nullopt;
+}
+
+void ListRepos(const ApiContext& ctx, Respond respond) {
+  Result<std::vector<store::RepoRecord>> repos = ctx.reads().ListRepos();
+  if (!repos.ok()) return respond(StoreFailure(repos.error()));
+  nlohmann::json list = nlohmann::json::array();
+  for (const store::RepoRecord& r : *repos) list.push_back(RepoJson(r));
+  respond(HttpReply::Json(200, {{"repos", std::move(list)}}));
+}
+
+void GetRepo(const ApiContext& ctx, const PathParams& params, Respond respond) {
+  std::string repo;
+  if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
+  Result<std::optional<store::RepoRecord>> r = ctx.reads().GetRepo(repo);
+  if (!r.ok()) return respond(StoreFailure(r.error()));
+  if (!r->has_value()) return respond(HttpReply::Error(404, "repo " + repo + " is not tracked"));
+  Result<std::optional<store::RevisionRecord>> latest = ctx.reads().LatestRevision(repo);
+  if (!latest.ok()) return respond(StoreFailure(latest.error()));
+  nlohmann::json j = RepoJson(**r);
+  j["latest_revision"] = latest->has_value() ? nlohmann::json((*latest)->sha) : nlohmann::json();
+  respond(HttpReply::Json(200, j));
+}
+
+void ListRevisions(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
+                   Respond respond) {
+  std::string repo, before;
+  QueryParams query;
+  int64_t limit = 0;
+  if (auto failed = TrackedRepo(ctx, params, &repo)) return respond(std::move(*failed));
+  if (auto failed = ParseQuery(request, &query)) return respond(std::move(*failed));
+  if (auto failed = Limit(query, &limit)) return respond(std::move(*failed));
+  if (std::optional<std::string> b = query.Get("before")) {
+    if (auto failed = ResolveRevision(ctx, repo, *b, "before", &before)) {
+      return respond(std::move(*failed));
+    }
+  }
+  Result<std::vector<store::RevisionRecord>> revs =
+      ctx.reads().ListRevisions(repo, limit + 1, before);
+  if (!revs.ok()) return respond(StoreFailure(revs.error()));
+  const bool more = static_cast<int64_t>(revs->size()) > limit;
+  if (more) revs->resize(static_cast<size_t>(limit));
+  nlohmann::json list = nlohmann::json::array();
+  for (const store::RevisionRecord& r : *revs) list.push_back(RevisionJson(r));
+  nlohmann::json body = {{"repo", repo}, {"revisions", std::move(list)}};
+  // The cursor for the next page: ?before=<the last sha of this one>.
+  if (more) body["next_before"] = revs->back().sha;
+  respond(HttpReply::Json(200, body));
+}
+
+void GetRevision(const ApiContext& ctx, const PathParams& params, Respond respond) {
+  std::string repo, sha;
+  if (auto failed = TrackedRepo(ctx, params, &repo)) return respond(std::move(*failed));
+  if (auto failed = ResolveRevision(ctx, repo, params.at("sha"), "sha", &sha)) {
+    return respond(std::move(*failed));
+  }
+  Result<std::optional<store::RevisionRecord>> rev = ctx.reads().GetRevision(repo, sha);
+  if (!rev.ok()) return respond(StoreFailure(rev.error()));
+  if (!rev->has_value()) return respond(HttpReply::Error(404, "revision " + sha + " vanished"));
+  Result<std::vector<store::ChangeRecord>> changes = ctx.reads().ChangesOf(repo, sha);
+  if (!changes.ok()) return respond(StoreFailure(changes.error()));
+  nlohmann::json j = RevisionJson(**rev);
+  j["repo"] = repo;
+  j["changes"] = nlohmann::json::array();
+  for (const store::ChangeRecord& c : *changes) j["changes"].push_back(ChangeJson(c));
+  respond(HttpReply::Json(200, j));
+}
+
+// ?since= a revision (7-40 hex: the changes after it) or a time (RFC 3339 or Unix seconds:
+// the changes first seen since then). All-digit text is a revision only when one matches.
+void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
+                 Respond respond) {
+  std::string repo;
+  QueryParams query;
+  int64_t limit = 0;
+  if (auto failed = TrackedRepo(ctx, params, &repo)) return respond(std::move(*failed));
+  if (auto failed = ParseQuery(request, &query)) return respond(std::move(*failed));
+  if (auto failed = Limit(query, &limit)) return respond(std::move(*failed));
+  const std::string kind = query.Get("kind").value_or("");
+  if (!kind.empty()) {
+    if (auto failed = CheckKind(kind)) return respond(std::move(*failed));
+  }
+  int64_t since_time = 0;
+  std::string since_sha;
+  if (std::optional<std::string> since = query.Get("since")) {
+    const bool digits = since->find_first_not_of("0123456789") == std::string::npos;
+    const bool hex = since->find_first_not_of("0123456789abcdef") == std::string::npos;
+    const std::optional<int64_t> time = ParseTime(*since);
+    if (hex && !time) {
+      if (auto failed = ResolveRevision(ctx, repo, *since, "since", &since_sha)) {
+        return respond(std::move(*failed));
+      }
+    } else if (digits && since->size() >= 7 &&
+               !ResolveRevision(ctx, repo, *since, "since", &since_sha)) {
+      // a revision after all
+    } else if (!time) {
+      return respond(BadRequest(
+          "since must be a revision (7 to 40 hex digits) or a time (RFC 3339 or Unix seconds)"));
+    } else {
+      since_time = *time;
+    }
+  }
+  Result<std::vector<store::ChangeRecord>> changes =
+      !since_sha.empty()
+          ? ctx.reads().ChangesAfter(repo, since_sha, kind)
+          : ctx.reads().ListChanges(
+                {.repo = repo, .kind = kind, .since = since_time, .limit = limit + 1});
+  if (!changes.ok()) return respond(StoreFailure(changes.error()));
+  const bool truncated = static_cast<int64_t>(changes->size()) > limit;
+  if (truncated) changes->resize(static_cast<size_t>(limit));
+  nlohmann::json list = nlohmann::json::array();
+  for (const store::ChangeRecord& c : *changes) list.push_back(ChangeJson(c));
+  nlohmann::json body = {{"repo", repo}, {"changes", std::move(list)}, {"truncated", truncated}};
+  if (!since_sha.empty()) body["since_revision"] = since_sha;
+  respond(HttpReply::Json(200, body));
+}
+
+void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
+                 Respond respond) {
+  std::string repo, sha;
+  QueryParams query;
+  if (auto failed = TrackedRepo(ctx, params, &repo)) return respond(std::move(*failed));
+  if (auto failed = ParseQuery(request, &query)) return respond(std::move(*failed));
+  Result<std::optional<store::EstimateRecord>> e = std::optional<store::EstimateRecord>();
+  if (std::optional<std::string> revision = query.Get("revision")) {
+    if (auto failed = ResolveRevision(ctx, repo, *revision, "revision", &sha)) {
+      return respond(std::move(*failed));
+    }
+    e = ctx.reads().GetEstimate(repo, sha);
+  } else {
+    e = ctx.reads().LatestEstimate(repo);
+  }
+  if (!e.ok()) return respond(StoreFailure(e.error()));
+  if (!e->has_value()) {
+    return respond(HttpReply::Error(
+        404, sha.empty() ? "no estimate for " + repo + " yet" : "no estimate for revision " + sha));
+  }
+  const store::EstimateRecord& r = **e;
+  nlohmann::json body = {{"repo", repo},
+                         {"revision", r.sha},
+                         {"params_total", r.params_total},
+                         {"params_active", r.params_active},
+                         {"kv_bytes_per_token", r.kv_bytes_per_token},
+                         {"parameter_delta", r.parameter_delta ? nlohmann::json(*r.parameter_delta)
+                                                               : nlohmann::json()},
+                         {"estimate", r.estimate}};
+  respond(HttpReply::Json(200, body));
+}
+
+}  // namespace
+
+void RegisterRepoRoutes(Router& router, const ApiContext& ctx) {
+  const ApiContext* c = &ctx;
+  const std::string repo = kRepo;
+  router.Add({"GET", "/api/v1/repos",
+              [c](const HttpRequest&, const PathParams&, Respond r) { ListRepos(*c, r); }});
+  router.Add({"GET", repo,
+              [c](const HttpRequest&, const PathParams& p, Respond r) { GetRepo(*c, p, r); }});
+  router.Add(
+      {"GET", repo + "/revisions",
+       [c](const HttpRequest& q, const PathParams& p, Respond r) { ListRevisions(*c, q, p, r); }});
+  router.Add({"GET", repo + "/revisions/{sha}",
+              [c](const HttpRequest&, const PathParams& p, Respond r) { GetRevision(*c, p, r); }});
+  router.Add({"GET", repo + "/changes", [c](const HttpRequest& q, const PathParams& p, Respond r) {
+                ListChanges(*c, q, p, r);
+              }});
+  router.Add({"GET", repo + "/estimate", [c](const HttpRequest& q, const PathParams& p, Respond r) {
+                GetEstimate(*c, q, p, r);
+              }});
+}
+
+}  // namespace hubwatch::api
