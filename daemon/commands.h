@@ -18,6 +18,8 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch chat-template render --template FILE --conversation FILE.json: the rendered prompt.
 int RunChatTemplate(const Args& args, std::ostream& out, std::ostream& err);
 
+// hubwatch serve --config FILE: the daemon.
+int RunServe(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch poll-once --config FILE: one full cycle over the configured repos.
 int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch history REPO --config FILE: ingested revisions and their changes.

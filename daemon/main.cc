@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
      hubwatch::cli::RunEstimate},
     {"chat-template", "render a chat template on a conversation, as the Hub renders it",
      hubwatch::cli::RunChatTemplate},
+    {"serve", "the daemon: poll on schedule, ingest, serve the HTTP API", hubwatch::cli::RunServe},
     {"poll-once", "poll every configured repo once: new revisions, changes, advisories",
      hubwatch::cli::RunPollOnce},
     {"history", "the revisions of a repo and their changes", hubwatch::cli::RunHistory},

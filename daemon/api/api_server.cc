@@ -96,9 +96,10 @@ class ApiServer::Impl : public std::enable_shared_from_this<Impl> {
   const Router& router() const { return router_; }
   SessionMetrics& metrics() { return metrics_; }
   bool stopped() const { return !*alive_; }
+  // Metrics only while running: sessions may outlive Stop() and the registry.
   void Forget(Session* s) {
     sessions_.erase(s);
-    metrics_.Connections(sessions_.size());
+    if (!stopped()) metrics_.Connections(sessions_.size());
   }
   void AddStream(const std::shared_ptr<Session>& s) { streams_.push_back(s); }
 
@@ -125,7 +126,7 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket socket, std::shared_ptr<Impl> server)
       : stream_(std::move(socket)),
         server_(std::move(server)),
-        heartbeat_(stream_.get_executor()) {}
+        timer_(stream_.get_executor()) {}
   ~Session() { server_->Forget(this); }
 
   void Start() { ReadHeader(); }
@@ -133,7 +134,7 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   void Close() {
     beast::error_code ignored;
-    heartbeat_.cancel();
+    timer_.cancel();
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
   }
@@ -200,8 +201,19 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
       return Fail(413, "the request body is larger than " + std::to_string(limit) + " bytes");
     }
     parser_->body_limit(limit);
-    stream_.expires_after(ReadTimeout());
+    // The body gets read_timeout_s, on our own timer, so that running out of time leaves the
+    // socket open for a 408 (the stream's own timeout closes it).
+    stream_.expires_never();
     auto read_body = [self = shared_from_this()] {
+      self->body_timed_out_ = false;
+      self->timer_.expires_after(self->ReadTimeout());
+      self->timer_.async_wait([weak = std::weak_ptr<Session>(self)](beast::error_code ec) {
+        auto s = weak.lock();
+        if (ec || !s) return;
+        s->body_timed_out_ = true;
+        beast::error_code ignored;
+        s->stream_.socket().cancel(ignored);
+      });
       http::async_read(self->stream_, self->buffer_, *self->parser_,
                        [self](beast::error_code ec, size_t) { self->OnBody(ec); });
     };
@@ -221,11 +233,12 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void OnBody(beast::error_code ec) {
+    timer_.cancel();
     if (server_->stopped()) return Close();
+    if (body_timed_out_) return Fail(408, "the request body took too long");
     if (ec == http::error::body_limit) {
       return Fail(413, "the request body is larger than " + std::to_string(body_limit_) + " bytes");
     }
-    if (ec == beast::error::timeout) return Fail(408, "the request body took too long");
     if (ec) return Close();
     http::request<http::string_body> message = parser_->release();
     HttpRequest request;
@@ -349,8 +362,8 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void ScheduleHeartbeat() {
-    heartbeat_.expires_after(server_->ctx().tuning.sse_heartbeat);
-    heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    timer_.expires_after(server_->ctx().tuning.sse_heartbeat);
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->server_->stopped() || !self->stream_.socket().is_open()) return;
       if (!self->writing_) self->WriteStream(SseHeartbeat());
       self->ScheduleHeartbeat();
@@ -367,13 +380,14 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
   uint64_t body_limit_ = 0;
   bool keep_alive_ = false;
   bool replied_ = false;
-  bool drain_ = false;  // an unread request body may follow: drain before closing
+  bool drain_ = false;
+  bool body_timed_out_ = false;  // an unread request body may follow: drain before closing
   // Stream mode.
   bool streaming_ = false;
   bool writing_ = false;
   bool pump_again_ = false;
   EventStreamStart stream_start_;
-  asio::steady_timer heartbeat_;
+  asio::steady_timer timer_;  // the body deadline; in stream mode, heartbeats
   char sink_[16 * 1024];
   uint64_t drained_ = 0;
 };
@@ -423,6 +437,8 @@ void ApiServer::Impl::Stop() {
   }
   for (auto& s : live) s->Close();
   streams_.clear();
+  metrics_.Connections(0);
+  metrics_.StreamsClosed();
 }
 
 void ApiServer::Impl::OnNewAdvisories() {

@@ -56,6 +56,11 @@ void SessionMetrics::Streams(int delta) {
   streams_.Set(static_cast<double>(open_streams_));
 }
 
+void SessionMetrics::StreamsClosed() {
+  open_streams_ = 0;
+  streams_.Set(0);
+}
+
 void SessionMetrics::StreamEvents(size_t n) { events_.Add(n); }
 
 }  // namespace hubwatch::api

@@ -36,6 +36,7 @@ class SessionMetrics {
   void Connections(size_t open);
   void Rejected();
   void Streams(int delta);
+  void StreamsClosed();  // all of them, at Stop()
   void StreamEvents(size_t n);
 
  private:

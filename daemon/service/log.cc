@@ -40,8 +40,10 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
       line = "<" + std::to_string(Priority(msg.level)) + ">" + OneLine(text);
     } else {
       const auto t = std::chrono::system_clock::to_time_t(msg.time);
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          msg.time.time_since_epoch()).count() % 1000;
+      const auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch())
+              .count() %
+          1000;
       std::tm tm{};
       gmtime_r(&t, &tm);
       char stamp[40];
@@ -50,10 +52,11 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
       std::snprintf(frac, sizeof frac, ".%03lldZ", static_cast<long long>(ms));
       const auto level = spdlog::level::to_string_view(msg.level);
       if (format_ == LogFormat::kJson) {
-        line = nlohmann::json{{"ts", std::string(stamp) + frac},
-                              {"level", std::string(level.data(), level.size())},
-                              {"msg", text}}
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        line = nlohmann::json{
+            {"ts", std::string(stamp) + frac},
+            {"level", std::string(level.data(), level.size())},
+            {"msg",
+             text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       } else {
         std::string lv(level.data(), level.size());
         lv.resize(5, ' ');

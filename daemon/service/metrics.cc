@@ -65,6 +65,9 @@ struct Metrics::Family {
       series;
 };
 
+Metrics::Metrics() = default;
+Metrics::~Metrics() = default;
+
 Counter& Metrics::counter(const std::string& name, const std::string& help, const Labels& labels) {
   std::lock_guard lock(mu_);
   auto& f = families_[name];

@@ -58,6 +58,8 @@ class Histogram {
 
 class Metrics {
  public:
+  Metrics();
+  ~Metrics();
   // `help` is used the first time a name is seen.
   Counter& counter(const std::string& name, const std::string& help, const Labels& labels = {});
   Gauge& gauge(const std::string& name, const std::string& help, const Labels& labels = {});

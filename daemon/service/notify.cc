@@ -48,8 +48,7 @@ Status Notifier::Send(std::string_view message) const {
   }
   std::memcpy(addr.sun_path, socket_.data(), socket_.size());
   if (addr.sun_path[0] == '@') addr.sun_path[0] = '\0';
-  const socklen_t len =
-      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_.size());
+  const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_.size());
   const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Error::Io(std::string("notify: socket: ") + std::strerror(errno));
   Status result;

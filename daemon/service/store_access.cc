@@ -64,6 +64,8 @@ ThreadedStoreAccess::~ThreadedStoreAccess() { Shutdown(); }
 
 store::Store& ThreadedStoreAccess::reads() { return *state_->reads; }
 
+store::Store& ThreadedStoreAccess::writer() { return *state_->writer; }
+
 void ThreadedStoreAccess::Write(Work work, Then then) {
   {
     std::lock_guard lock(state_->mu);

@@ -48,6 +48,8 @@ class ThreadedStoreAccess final : public StoreAccess {
   store::Store& reads() override;
   void Write(Work work, Then then) override;
   size_t pending_writes() const override;
+  // The writer connection itself. REQUIRES: used only from work running on the store thread.
+  store::Store& writer();
   // Runs what is queued, then stops the store thread. Idempotent.
   void Shutdown();
 

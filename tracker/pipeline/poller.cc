@@ -344,7 +344,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
           }
         }
         in.estimate = std::move(e.record);
-      } else {
+      } else if (current_.File("config.json")) {  // a config the estimator cannot read
         Log("no estimate for " + repo_ + "@" + commit.id.substr(0, 7) + ": " + e.skipped_because);
       }
     }
@@ -424,14 +424,41 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     record_.consecutive_errors = 0;
     record_.last_polled_at = Now();
     record_.next_poll_at = record_.last_polled_at + p_.options_.interval_s;
-    if (Status s = p_.store_.UpdateRepoPoll(record_); !s.ok()) {
-      report_.ok = false;
-      report_.error = s.error().message;
-    }
-    Done();
+    Persist();
   }
 
-  void FailHub(const hub::HubError& e) { Fail(StateFor(e.kind), e.ToString()); }
+  // Records the repo's polling state, off the loop thread when the options say so, then ends.
+  void Persist() {
+    report_.next_poll_at = record_.next_poll_at;
+    auto self = shared_from_this();
+    auto status = std::make_shared<Status>();
+    auto work = [self, status] { *status = self->Writer().UpdateRepoPoll(self->record_); };
+    auto then = [self, status] {
+      if (!status->ok() && self->report_.ok) {
+        self->report_.ok = false;
+        self->report_.error = status->error().message;
+      }
+      self->Done();
+    };
+    if (p_.options_.offload) {
+      p_.options_.offload(std::move(work), std::move(then));
+    } else {
+      work();
+      then();
+    }
+  }
+
+  void FailHub(const hub::HubError& e) {
+    if (e.kind == hub::HubErrorKind::kShutdown) {  // the service is stopping: record nothing
+      if (failed_) return;
+      failed_ = true;
+      report_.ok = false;
+      report_.abandoned = true;
+      report_.error = "abandoned: the service is stopping";
+      return Done();
+    }
+    Fail(StateFor(e.kind), e.ToString());
+  }
   void FailLocal(const std::string& why) { Fail(store::RepoState::kErroring, why); }
 
   void Fail(store::RepoState state, const std::string& why) {
@@ -454,8 +481,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       wait *= kUnavailableSlowdown;
     }
     record_.next_poll_at = record_.last_polled_at + wait;
-    (void)p_.store_.UpdateRepoPoll(record_);  // a failure here is already being reported
-    Done();
+    Persist();
   }
 
   void Done() {

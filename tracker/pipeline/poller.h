@@ -56,7 +56,9 @@ struct PollReport {
   int revisions = 0;  // ingested by this poll
   int changes = 0;
   int advisories = 0;
-  hub::CallStats stats;  // every request this poll made
+  int64_t next_poll_at = 0;  // when the repo wants its next poll (interval or backoff)
+  bool abandoned = false;    // stopped by a shutdown: nothing was recorded
+  hub::CallStats stats;      // every request this poll made
 };
 
 class Poller {

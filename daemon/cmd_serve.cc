@@ -1,0 +1,53 @@
+// hubwatch serve: the daemon.
+
+#include <ostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "service/log.h"
+#include "service/notify.h"
+#include "service/service.h"
+
+namespace hubwatch::cli {
+namespace {
+
+constexpr const char kUsage[] = R"(usage: hubwatch serve --config FILE [--log-format text|json]
+
+Runs the daemon: polls every tracked repo on its schedule, ingests new revisions (changes,
+estimates, OSV advisories), and serves the HTTP API (config "listen", default 127.0.0.1:8437).
+Logs go to stderr: readable lines, journald priority prefixes under systemd, or JSON.
+
+Signals: SIGTERM / SIGINT stop (exit 0 within 10 s, nothing half-written); SIGHUP reloads the
+configuration (repos, intervals, budget, subscriptions), keeping all state. Under systemd
+(Type=notify) it reports READY, STATUS, WATCHDOG, RELOADING and STOPPING.
+)";
+
+}  // namespace
+
+int RunServe(const Args& args, std::ostream& out, std::ostream& err) {
+  CommonFlags flags;
+  std::vector<std::string> positional;
+  if (Status s = ParseCommon(args, flags, positional, {"--log-format"}); !s.ok()) {
+    return Fail(err, "serve", s);
+  }
+  if (flags.help) {
+    out << kUsage;
+    return 0;
+  }
+  if (flags.config.empty())
+    return Fail(err, "serve", Error::InvalidInput("--config FILE is required"));
+  Result<DaemonConfig> config = LoadConfig(flags.config);
+  if (!config.ok()) return Fail(err, "serve", config.error());
+  if (flags.values.count("--log-format")) config->log.format = flags.values["--log-format"];
+  if (config->log.format != "text" && config->log.format != "json") {
+    return Fail(err, "serve", Error::InvalidInput("--log-format must be text or json"));
+  }
+  auto logger =
+      service::MakeLogger(service::ChooseLogFormat(config->log.format), config->log.level);
+  if (!logger.ok()) return Fail(err, "serve", logger.error());
+  const service::Notifier notifier = service::Notifier::FromEnvironment();
+  service::Service svc({std::move(config).value(), *logger, nullptr}, notifier);
+  return svc.Run();
+}
+
+}  // namespace hubwatch::cli

@@ -1,0 +1,88 @@
+#include "scheduler.h"
+
+#include <algorithm>
+
+namespace hubwatch::service {
+
+void Scheduler::Track(const std::string& repo, int64_t next_poll_at) { due_[repo] = next_poll_at; }
+
+void Scheduler::Untrack(const std::string& repo) {
+  due_.erase(repo);
+  in_flight_.erase(repo);
+}
+
+void Scheduler::Roll(int64_t now) const {
+  const int64_t start = now - now % std::max<int64_t>(1, options_.window_s);
+  if (start != window_start_) {
+    window_start_ = start;
+    used_ = 0;
+  }
+}
+
+int64_t Scheduler::used_in_window(int64_t now) const {
+  Roll(now);
+  return used_;
+}
+
+std::vector<std::string> Scheduler::TakeDue(int64_t now) {
+  Roll(now);
+  std::vector<std::pair<int64_t, std::string>> due;
+  for (const auto& [repo, at] : due_) {
+    if (at <= now && !in_flight_.count(repo)) due.emplace_back(at, repo);
+  }
+  std::sort(due.begin(), due.end());
+  std::vector<std::string> out;
+  for (const auto& [at, repo] : due) {
+    if (in_flight_.size() >= static_cast<size_t>(options_.max_concurrent)) break;
+    if (used_ >= options_.quota) break;
+    in_flight_.insert(repo);
+    out.push_back(repo);
+  }
+  return out;
+}
+
+void Scheduler::Finished(const std::string& repo, int64_t earliest_next, int64_t requests,
+                         int64_t now) {
+  Roll(now);
+  used_ += requests;
+  in_flight_.erase(repo);
+  auto it = due_.find(repo);
+  if (it != due_.end()) it->second = Align(repo, std::max(earliest_next, now + 1));
+}
+
+std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
+  Roll(now);
+  std::optional<int64_t> wake;
+  for (const auto& [repo, at] : due_) {
+    if (in_flight_.count(repo)) continue;
+    wake = std::min(wake.value_or(at), at);
+  }
+  if (wake && *wake <= now && used_ >= options_.quota) return window_start_ + options_.window_s;
+  return wake;
+}
+
+std::optional<int64_t> Scheduler::next_poll_at(const std::string& repo) const {
+  auto it = due_.find(repo);
+  if (it == due_.end()) return std::nullopt;
+  return it->second;
+}
+
+int64_t Scheduler::Phase(const std::string& repo, int64_t interval_s) {
+  // FNV-1a: stable across runs and builds, unlike std::hash.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : repo) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return static_cast<int64_t>(h % static_cast<uint64_t>(std::max<int64_t>(1, interval_s)));
+}
+
+int64_t Scheduler::Align(const std::string& repo, int64_t t) const {
+  const int64_t interval = std::max<int64_t>(1, options_.interval_s);
+  const int64_t phase = Phase(repo, interval);
+  int64_t slot = t - ((t - phase) % interval + interval) % interval;
+  if (slot < t) slot += interval;
+  return slot;
+}
+
+}  // namespace hubwatch::service

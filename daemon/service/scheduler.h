@@ -1,0 +1,74 @@
+#pragma once
+
+// Scheduler: when each tracked repo is polled. Pure bookkeeping over injected time, so every
+// timing rule is testable without sleeping.
+//
+//   - each repo has a next poll time; a repo never polled is due at once
+//   - repos are spread over the interval by a deterministic phase (a hash of the repo id), so
+//     they do not all fire together: a repo's slots are phase + k * interval
+//   - at most max_concurrent polls run at once
+//   - the requests polls make count against a fixed window (window_s); when the window's quota
+//     is spent nothing starts until the next window (the Hub's own RateLimit headers pause the
+//     client too; this keeps hubwatch below its configured share)
+// Not thread-safe: the service uses it from the network thread.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace hubwatch::service {
+
+struct SchedulerOptions {
+  int64_t interval_s = 900;
+  int max_concurrent = 4;
+  int64_t quota = 400;  // requests per window
+  int64_t window_s = 300;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerOptions options) : options_(options) {}
+  void SetOptions(SchedulerOptions options) { options_ = options; }
+  const SchedulerOptions& options() const { return options_; }
+
+  // next_poll_at: Unix seconds; 0 means never polled (due now).
+  void Track(const std::string& repo, int64_t next_poll_at);
+  void Untrack(const std::string& repo);
+  bool tracked(const std::string& repo) const { return due_.count(repo) != 0; }
+  size_t size() const { return due_.size(); }
+  size_t in_flight() const { return in_flight_.size(); }
+
+  // Repos to start now, the longest-due first, within the concurrency cap and the budget. They
+  // count as in flight until Finished().
+  std::vector<std::string> TakeDue(int64_t now);
+
+  // A poll ended: `requests` count against the current window; the repo is next due at the
+  // first of its slots at or after `earliest_next` (the poller's choice: interval or backoff).
+  void Finished(const std::string& repo, int64_t earliest_next, int64_t requests, int64_t now);
+
+  // The next time something may start: a due time, or the window's end when the budget is
+  // spent; nullopt when nothing is tracked.
+  std::optional<int64_t> NextWake(int64_t now) const;
+
+  int64_t used_in_window(int64_t now) const;
+  std::optional<int64_t> next_poll_at(const std::string& repo) const;
+
+  // The repo's offset into each interval, in [0, interval_s).
+  static int64_t Phase(const std::string& repo, int64_t interval_s);
+  // The first slot phase + k * interval at or after t.
+  int64_t Align(const std::string& repo, int64_t t) const;
+
+ private:
+  void Roll(int64_t now) const;
+
+  SchedulerOptions options_;
+  std::map<std::string, int64_t> due_;  // repo -> next poll time
+  std::set<std::string> in_flight_;
+  mutable int64_t window_start_ = 0;
+  mutable int64_t used_ = 0;
+};
+
+}  // namespace hubwatch::service

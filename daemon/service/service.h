@@ -1,0 +1,62 @@
+#pragma once
+
+// Service: `hubwatch serve` - the long-running daemon.
+//
+// Threads and ownership:
+//   network thread   runs the one io_context: the hub client (libcurl multi on Asio), the
+//                    scheduler's timers, signals, the watchdog, the HTTP API and webhook
+//                    deliveries; reads the store through StoreAccess::reads()
+//   store thread     owned by ThreadedStoreAccess: every database write, and the CPU-heavy part
+//                    of ingesting a revision (diff engines, estimate, OSV, the commit), which
+//                    the poller offloads there
+// The Service owns everything; components get references and must not outlive it.
+//
+// Lifecycle: READY=1 once the store is open, the listener bound and the first schedule armed;
+// SIGTERM/SIGINT send STOPPING=1, stop scheduling, abandon in-flight Hub calls (a revision is
+// committed whole or not at all), drain the store thread and return 0 within 10 s; SIGHUP sends
+// RELOADING=1 + MONOTONIC_USEC, re-reads the config (repos, intervals, budget, subscriptions)
+// keeping all state, then READY=1 again; WATCHDOG=1 at half of WATCHDOG_USEC, only while the
+// scheduler's tick keeps running. STATUS= says what it is doing.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "config.h"
+#include "estimator/result.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace hubwatch::service {
+
+class Notifier;
+
+struct ServiceOptions {
+  cli::DaemonConfig config;
+  std::shared_ptr<spdlog::logger> logger;
+  // Re-reads the configuration on SIGHUP (default: LoadConfig(config.path)).
+  std::function<Result<cli::DaemonConfig>()> reload;
+};
+
+class Service {
+ public:
+  Service(ServiceOptions options, const Notifier& notifier);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Runs until stopped by a signal or Stop(). Returns the process exit code.
+  int Run();
+  // Asks the service to stop, from any thread.
+  void Stop();
+  // The API's port once bound (0 before Run binds it), for tests.
+  uint16_t api_port() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hubwatch::service

@@ -1,0 +1,90 @@
+#include "daemon/subscriptions/config_sync.h"
+
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include "daemon/subscriptions/signature.h"
+#include "daemon/subscriptions/target_policy.h"
+
+namespace hubwatch::subscriptions {
+namespace {
+
+constexpr size_t kMaxSecretFileBytes = 4096;
+
+Result<std::string> ReadSecretFile(const std::string& path, const std::string& where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Io(where + ": cannot read " + path);
+  std::string text(kMaxSecretFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxSecretFileBytes) {
+    return Error::InvalidInput(where + ": " + path + " is too large");
+  }
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return Error::InvalidInput(where + ": " + path + " is empty");
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
+}  // namespace
+
+Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
+    const std::vector<cli::SubscriptionConfig>& entries, const cli::WebhookConfig& webhooks) {
+  std::vector<store::Store::Subscription> out;
+  std::set<std::string> urls;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const cli::SubscriptionConfig& e = entries[i];
+    const std::string where = "subscriptions[" + std::to_string(i) + "]";
+    if (Status s = CheckTargetUrl(e.url, webhooks.allow_private_targets); !s.ok()) {
+      return Error::InvalidInput(where + ".url: " + s.error().message);
+    }
+    if (!urls.insert(e.url).second) {
+      return Error::InvalidInput(where + ".url: another subscription has the same URL");
+    }
+    if (Status s = CheckFilters(e.repos, e.kinds, e.min_impact); !s.ok()) {
+      return Error::InvalidInput(where + ": " + s.error().message);
+    }
+    Result<std::string> secret = ReadSecretFile(e.secret_file, where + ".secret_file");
+    if (!secret.ok()) return secret.error();
+    if (Result<std::string> key = ParseSecret(*secret); !key.ok()) {
+      return Error::InvalidInput(where + ".secret_file: " + e.secret_file + ": " +
+                                 key.error().message);
+    }
+    store::Store::Subscription s;
+    s.url = e.url;
+    s.secret = std::move(*secret);
+    s.repos = e.repos;
+    s.kinds = e.kinds;
+    s.min_impact = e.min_impact;
+    s.source = "config";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void SyncConfigSubscriptions(const cli::DaemonConfig& config, service::StoreAccess& store,
+                             SubscriptionMatcher& matcher, int64_t now,
+                             std::function<void(Result<store::Store::SubscriptionSync>)> done) {
+  Result<std::vector<store::Store::Subscription>> wanted =
+      LoadConfigSubscriptions(config.subscriptions, config.webhooks);
+  if (!wanted.ok()) {
+    done(wanted.error());
+    return;
+  }
+  auto sync = std::make_shared<store::Store::SubscriptionSync>();
+  store.Write(
+      [wanted = std::move(*wanted), sync, now](store::Store& w) -> Status {
+        Result<store::Store::SubscriptionSync> r = w.SyncConfigSubscriptions(wanted, now);
+        if (!r.ok()) return r.error();
+        *sync = *r;
+        return Status::Ok();
+      },
+      [&store, &matcher, sync, done = std::move(done)](Status s) {
+        if (!s.ok()) return done(s.error());
+        if (Status r = matcher.Refresh(store.reads()); !r.ok()) return done(r.error());
+        done(*sync);
+      });
+}
+
+}  // namespace hubwatch::subscriptions

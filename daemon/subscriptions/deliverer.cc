@@ -1,0 +1,302 @@
+#include "daemon/subscriptions/deliverer.h"
+
+#include <algorithm>
+
+#include "daemon/subscriptions/signature.h"
+#include "daemon/subscriptions/target_policy.h"
+#include "tracker/hub/rate_limit.h"
+
+namespace hubwatch::subscriptions {
+namespace {
+
+constexpr std::chrono::seconds kStoreErrorRetry{30};
+
+std::string_view ResultName(AttemptReport::Result r) {
+  switch (r) {
+    case AttemptReport::Result::kDelivered:
+      return "delivered";
+    case AttemptReport::Result::kRetry:
+      return "retry";
+    case AttemptReport::Result::kFailed:
+      return "failed";
+    case AttemptReport::Result::kDisabled:
+      return "disabled";
+  }
+  return "retry";
+}
+
+}  // namespace
+
+WebhookDeliverer::WebhookDeliverer(service::StoreAccess& store, WebhookSender& sender,
+                                   hub::Clock& clock, hub::Random& random, DelivererOptions options)
+    : store_(store),
+      sender_(sender),
+      clock_(clock),
+      random_(random),
+      options_(std::move(options)) {}
+
+WebhookDeliverer::~WebhookDeliverer() { Stop(); }
+
+void WebhookDeliverer::Start() {
+  if (running_) return;
+  running_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  const int64_t now = WallSeconds();
+  store_.Write(
+      [now](store::Store& w) -> Status {
+        Result<int64_t> failed = w.FailOrphanDeliveries(now);
+        return failed.ok() ? Status::Ok() : Status(failed.error());
+      },
+      [this, alive](Status s) {
+        if (alive.expired()) return;
+        if (!s.ok()) Log("webhook: failing orphaned deliveries: " + s.error().message);
+        SchedulePump();
+      });
+}
+
+void WebhookDeliverer::Kick() { SchedulePump(); }
+
+void WebhookDeliverer::Stop() {
+  running_ = false;
+  if (timer_) clock_.Cancel(*timer_);
+  timer_.reset();
+  timer_at_.reset();
+}
+
+void WebhookDeliverer::SetPolicy(int64_t retry_for_s, std::chrono::milliseconds timeout,
+                                 bool allow_private) {
+  options_.retry_for_s = retry_for_s;
+  options_.timeout = timeout;
+  options_.allow_private_targets = allow_private;
+}
+
+void WebhookDeliverer::SchedulePump() {
+  if (!running_ || pump_scheduled_) return;
+  pump_scheduled_ = true;
+  std::weak_ptr<bool> alive = alive_;
+  clock_.RunAt(clock_.Now(), [this, alive] {
+    if (alive.expired()) return;
+    pump_scheduled_ = false;
+    Pump();
+  });
+}
+
+void WebhookDeliverer::Pump() {
+  if (!running_) return;
+  const int64_t now = WallSeconds();
+  const size_t room =
+      options_.max_in_flight > in_flight_.size() ? options_.max_in_flight - in_flight_.size() : 0;
+  if (room > 0) {
+    Result<std::vector<store::Store::Delivery>> due =
+        store_.reads().DueDeliveries(now, static_cast<int64_t>(room + in_flight_.size()));
+    if (!due.ok()) {
+      Log("webhook: reading the outbox failed: " + due.error().message);
+      timer_at_.reset();
+      if (timer_) clock_.Cancel(*timer_);
+      std::weak_ptr<bool> alive = alive_;
+      timer_ = clock_.RunAt(clock_.Now() + kStoreErrorRetry, [this, alive] {
+        if (alive.expired()) return;
+        timer_.reset();
+        Pump();
+      });
+      return;
+    }
+    size_t started = 0;
+    for (const store::Store::Delivery& d : *due) {
+      if (started == room) break;
+      if (in_flight_.count(d.outbox_id)) continue;
+      StartAttempt(d);
+      ++started;
+    }
+  }
+  if (options_.metrics) {
+    Result<int64_t> depth = store_.reads().CountPendingDeliveries();
+    if (depth.ok()) {
+      options_.metrics
+          ->gauge("hubwatch_webhook_queue_depth", "Webhook deliveries pending in the outbox")
+          .Set(static_cast<double>(*depth));
+    }
+    options_.metrics->gauge("hubwatch_webhook_in_flight", "Webhook deliveries being sent")
+        .Set(static_cast<double>(in_flight_.size()));
+  }
+  ArmTimer();
+}
+
+// Wakes at the next row due. A row due already is either in flight or waiting for room, and
+// a finishing attempt pumps again, so no timer is needed for it.
+void WebhookDeliverer::ArmTimer() {
+  Result<std::optional<int64_t>> next = store_.reads().NextDeliveryAt();
+  const int64_t now = WallSeconds();
+  std::optional<int64_t> at;
+  if (next.ok() && next->has_value()) at = **next;
+  if (at && *at <= now) at = in_flight_.empty() ? std::optional<int64_t>(now + 1) : std::nullopt;
+  if (at == timer_at_ && timer_) return;
+  if (timer_) clock_.Cancel(*timer_);
+  timer_.reset();
+  timer_at_ = at;
+  if (!at) return;
+  std::weak_ptr<bool> alive = alive_;
+  timer_ = clock_.RunAt(clock_.Now() + std::chrono::seconds(*at - now), [this, alive] {
+    if (alive.expired()) return;
+    timer_.reset();
+    timer_at_.reset();
+    Pump();
+  });
+}
+
+void WebhookDeliverer::StartAttempt(const store::Store::Delivery& d) {
+  in_flight_.insert(d.outbox_id);
+  const std::string webhook_id = WebhookId(d.advisory_id, d.target);
+  std::weak_ptr<bool> alive = alive_;
+  auto finish = [this, alive, d, webhook_id](hub::TransportOutcome outcome) {
+    if (alive.expired()) return;
+    Finish(d, webhook_id, std::move(outcome));
+  };
+  Result<std::string> key = ParseSecret(d.secret);
+  Status url_ok = CheckTargetUrl(d.url, options_.allow_private_targets);
+  if (!key.ok() || !url_ok.ok()) {
+    hub::TransportOutcome refused;
+    refused.error = hub::TransportError{
+        hub::TransportErrorKind::kConnect, 0,
+        !key.ok() ? "refused: the subscription's secret is not valid: " + key.error().message
+                  : "refused: " + url_ok.error().message};
+    clock_.RunAt(clock_.Now(), [finish, refused] { finish(refused); });
+    return;
+  }
+  const int64_t timestamp = WallSeconds();
+  WebhookRequest request;
+  request.url = d.url;
+  request.body = d.body;
+  request.timeout = options_.timeout;
+  request.allow_private_targets = options_.allow_private_targets;
+  request.headers.Add("Content-Type", "application/json");
+  if (!options_.user_agent.empty()) request.headers.Add("User-Agent", options_.user_agent);
+  request.headers.Add("webhook-id", webhook_id);
+  request.headers.Add("webhook-timestamp", std::to_string(timestamp));
+  request.headers.Add("webhook-signature", Sign(*key, webhook_id, timestamp, d.body));
+  sender_.Post(std::move(request), std::move(finish));
+}
+
+void WebhookDeliverer::Finish(const store::Store::Delivery& d, const std::string& webhook_id,
+                              hub::TransportOutcome outcome) {
+  if (outcome.error && outcome.error->kind == hub::TransportErrorKind::kShutdown) {
+    in_flight_.erase(d.outbox_id);
+    SchedulePump();  // not the receiver's doing: the row stays as it was
+    return;
+  }
+  const int64_t now = WallSeconds();
+  AttemptReport report;
+  report.outbox_id = d.outbox_id;
+  report.subscription_id = d.subscription_id;
+  report.webhook_id = webhook_id;
+  report.attempt = d.attempts + 1;
+  const int status = outcome.ok() ? outcome.response.status : 0;
+  if (outcome.ok()) report.status = status;
+  if (outcome.ok() && status / 100 == 2) {
+    report.result = AttemptReport::Result::kDelivered;
+    return Record(std::move(report), d.url);
+  }
+  if (outcome.ok() && status == 410) {
+    report.result = AttemptReport::Result::kDisabled;
+    report.error = "the receiver answered 410 Gone";
+    return Record(std::move(report), d.url);
+  }
+  report.error = outcome.ok() ? "HTTP " + std::to_string(status) : outcome.error->message;
+  std::chrono::milliseconds delay = std::max<std::chrono::milliseconds>(
+      options_.min_delay,
+      hub::FullJitterDelay(options_.backoff, static_cast<int>(d.attempts), random_));
+  if (outcome.ok() && (status == 429 || status == 503)) {
+    if (std::optional<std::string_view> h = outcome.response.headers.Get("Retry-After")) {
+      if (std::optional<std::chrono::seconds> wait = hub::ParseRetryAfter(*h, clock_.WallNow())) {
+        delay = std::max<std::chrono::milliseconds>(
+            delay, std::min<std::chrono::milliseconds>(*wait, options_.backoff.max_server_wait));
+      }
+    }
+  }
+  const int64_t next = now + (delay.count() + 999) / 1000;
+  if (next > d.created_at + options_.retry_for_s) {
+    report.result = AttemptReport::Result::kFailed;
+    report.error += " (gave up after " + std::to_string(report.attempt) + " attempts)";
+  } else {
+    report.result = AttemptReport::Result::kRetry;
+    report.next_attempt_at = next;
+  }
+  Record(std::move(report), d.url);
+}
+
+void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
+  const int64_t now = WallSeconds();
+  store::Store::DeliveryAttempt attempt;
+  attempt.outbox_id = report.outbox_id;
+  attempt.at = now;
+  attempt.status = report.status;
+  attempt.error = report.error;
+  attempt.next_attempt_at = report.next_attempt_at;
+  switch (report.result) {
+    case AttemptReport::Result::kDelivered:
+      attempt.outcome = store::Store::DeliveryOutcome::kDelivered;
+      break;
+    case AttemptReport::Result::kRetry:
+      attempt.outcome = store::Store::DeliveryOutcome::kRetry;
+      break;
+    case AttemptReport::Result::kFailed:
+    case AttemptReport::Result::kDisabled:
+      attempt.outcome = store::Store::DeliveryOutcome::kFailed;
+      break;
+  }
+  const bool disable = report.result == AttemptReport::Result::kDisabled;
+  const int64_t subscription = report.subscription_id;
+  std::weak_ptr<bool> alive = alive_;
+  store_.Write(
+      [attempt, disable, subscription, now](store::Store& w) -> Status {
+        if (Status s = w.RecordDeliveryAttempt(attempt); !s.ok()) return s;
+        if (!disable) return Status::Ok();
+        Result<bool> r = w.DisableSubscription(subscription, "the receiver answered 410 Gone", now);
+        return r.ok() ? Status::Ok() : Status(r.error());
+      },
+      [this, alive, report = std::move(report), url](Status s) {
+        if (alive.expired()) return;
+        // Only now: until the outcome is committed the row still looks due.
+        in_flight_.erase(report.outbox_id);
+        const std::string where =
+            RedactUrl(url) + " (subscription " + std::to_string(report.subscription_id) + ", " +
+            report.webhook_id + ", attempt " + std::to_string(report.attempt) + ")";
+        if (!s.ok()) {
+          Log("webhook: recording an attempt to " + where + " failed: " + s.error().message);
+        } else if (report.result == AttemptReport::Result::kDelivered) {
+          Log("webhook: delivered to " + where + ": HTTP " + std::to_string(*report.status));
+        } else if (report.result == AttemptReport::Result::kDisabled) {
+          Log("webhook: " + where + " answered 410 Gone; subscription disabled");
+        } else if (report.result == AttemptReport::Result::kFailed) {
+          Log("webhook: giving up on " + where + ": " + report.error);
+        } else {
+          Log("webhook: " + where + " failed: " + report.error + "; next attempt in " +
+              std::to_string(report.next_attempt_at - WallSeconds()) + " s");
+        }
+        Count(ResultName(report.result));
+        if (s.ok() && report.result == AttemptReport::Result::kDisabled && options_.on_disabled) {
+          options_.on_disabled(report.subscription_id);
+        }
+        if (on_attempt) on_attempt(report);
+        SchedulePump();
+      });
+}
+
+int64_t WebhookDeliverer::WallSeconds() const {
+  return std::chrono::duration_cast<std::chrono::seconds>(clock_.WallNow().time_since_epoch())
+      .count();
+}
+
+void WebhookDeliverer::Log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+void WebhookDeliverer::Count(std::string_view result) const {
+  if (!options_.metrics) return;
+  options_.metrics
+      ->counter("hubwatch_webhook_attempts_total", "Webhook delivery attempts by result",
+                {{"result", std::string(result)}})
+      .Add();
+}
+
+}  // namespace hubwatch::subscriptions

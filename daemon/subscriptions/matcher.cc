@@ -1,0 +1,108 @@
+#include "daemon/subscriptions/matcher.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace hubwatch::subscriptions {
+namespace {
+
+constexpr size_t kMaxGlobBytes = 256;
+
+bool ParseImpact(const std::string& name, diff::Impact& impact) {
+  for (diff::Impact i :
+       {diff::Impact::kCosmetic, diff::Impact::kBehavioral, diff::Impact::kBreaking}) {
+    if (diff::ImpactName(i) == name) {
+      impact = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string SubscriptionTarget(int64_t id) { return "subscription:" + std::to_string(id); }
+
+Status CheckFilters(const std::string& repos, const std::vector<std::string>& kinds,
+                    const std::string& min_impact) {
+  if (repos.empty() || repos.size() > kMaxGlobBytes) {
+    return Error::InvalidInput("repos must be a glob of 1 to 256 characters");
+  }
+  int depth = 0;
+  for (char c : repos) {
+    if (c < 0x21 || c > 0x7e) return Error::InvalidInput("repos must be printable ASCII");
+    if (c == '[') ++depth;
+    if (c == ']' && depth > 0) --depth;
+  }
+  if (depth != 0) return Error::InvalidInput("repos has an unclosed [");
+  for (const std::string& k : kinds) {
+    diff::ChangeKind kind;
+    if (!diff::ParseKind(k, kind)) return Error::InvalidInput("unknown change kind \"" + k + "\"");
+  }
+  diff::Impact impact;
+  if (!ParseImpact(min_impact, impact)) {
+    return Error::InvalidInput("min_impact must be cosmetic, behavioral or breaking");
+  }
+  return Status::Ok();
+}
+
+void SubscriptionMatcher::Reset(const std::vector<store::Store::Subscription>& subscriptions) {
+  auto filters = std::make_shared<std::vector<Filter>>();
+  for (const store::Store::Subscription& s : subscriptions) {
+    if (s.disabled_at) continue;
+    Filter f;
+    f.id = s.id;
+    f.repos = s.repos;
+    for (const std::string& k : s.kinds) {
+      diff::ChangeKind kind;
+      if (diff::ParseKind(k, kind)) f.kinds.push_back(kind);
+    }
+    // A kinds list of only unknown names must not widen to "every kind".
+    if (!s.kinds.empty() && f.kinds.empty()) continue;
+    if (!ParseImpact(s.min_impact, f.min_impact)) continue;
+    filters->push_back(std::move(f));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  filters_ = std::move(filters);
+}
+
+Status SubscriptionMatcher::Refresh(store::Store& reads) {
+  Result<std::vector<store::Store::Subscription>> all = reads.ListSubscriptions();
+  if (!all.ok()) return all.error();
+  Reset(*all);
+  return Status::Ok();
+}
+
+std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
+                                                      const diff::Change& change) const {
+  std::shared_ptr<const std::vector<Filter>> filters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    filters = filters_;
+  }
+  std::vector<std::string> out;
+  for (const Filter& f : *filters) {
+    if (static_cast<int>(change.impact) < static_cast<int>(f.min_impact)) continue;
+    if (!f.kinds.empty() &&
+        std::find(f.kinds.begin(), f.kinds.end(), change.kind) == f.kinds.end()) {
+      continue;
+    }
+    if (fnmatch(f.repos.c_str(), repo.c_str(), FNM_CASEFOLD) != 0) continue;
+    out.push_back(SubscriptionTarget(f.id));
+  }
+  return out;
+}
+
+std::function<std::vector<std::string>(const std::string&, const diff::Change&)>
+SubscriptionMatcher::AsFunction() {
+  return
+      [this](const std::string& repo, const diff::Change& change) { return Targets(repo, change); };
+}
+
+size_t SubscriptionMatcher::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return filters_->size();
+}
+
+}  // namespace hubwatch::subscriptions

@@ -1,0 +1,57 @@
+#pragma once
+
+// SubscriptionMatcher: which subscriptions an advisory goes to, for
+// pipeline::PollerOptions::outbox_targets. A subscription matches a change when it is enabled,
+// its repo glob matches the repo id (fnmatch: * ? [..], '*' crosses '/', case-insensitive like
+// Hub ids), its kinds list is empty or names the change's kind, and the change's impact is at
+// least its min_impact. Targets are "subscription:<id>".
+//
+// Thread safety: every method may be called from any thread; Reset swaps the whole set at once,
+// so a call sees either the old set or the new one. The poller may call it on the store thread.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "estimator/result.h"
+#include "tracker/diff/change.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::subscriptions {
+
+// The target string of subscription `id`.
+std::string SubscriptionTarget(int64_t id);
+
+// Checks the filter fields of a subscription: a glob of at most 256 printable ASCII characters
+// with balanced brackets, known kind names, and min_impact cosmetic|behavioral|breaking.
+Status CheckFilters(const std::string& repos, const std::vector<std::string>& kinds,
+                    const std::string& min_impact);
+
+class SubscriptionMatcher {
+ public:
+  // Replaces the set; disabled subscriptions are kept out.
+  void Reset(const std::vector<store::Store::Subscription>& subscriptions);
+  // Reloads the set from the store. On error the previous set stays.
+  Status Refresh(store::Store& reads);
+
+  std::vector<std::string> Targets(const std::string& repo, const diff::Change& change) const;
+  // For PollerOptions::outbox_targets. REQUIRES: the matcher outlives the function.
+  std::function<std::vector<std::string>(const std::string&, const diff::Change&)> AsFunction();
+
+  size_t size() const;
+
+ private:
+  struct Filter {
+    int64_t id = 0;
+    std::string repos;
+    std::vector<diff::ChangeKind> kinds;
+    diff::Impact min_impact = diff::Impact::kBehavioral;
+  };
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::vector<Filter>> filters_ = std::make_shared<std::vector<Filter>>();
+};
+
+}  // namespace hubwatch::subscriptions
