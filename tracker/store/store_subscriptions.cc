@@ -1,0 +1,346 @@
+// Store: webhook subscriptions and the delivery state of their outbox rows (migration 0003).
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tracker/store/store.h"
+#include "tracker/store/store_impl.h"
+
+namespace hubwatch::store {
+namespace {
+
+constexpr const char* kSubscriptionColumns =
+    "id, url, secret, repos, kinds, min_impact, source, disabled_at, disabled_reason, "
+    "created_at, updated_at";
+
+// The kinds column: a JSON array of strings, as AddSubscription writes it; anything else reads
+// as no kinds.
+std::vector<std::string> KindsFromText(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  const bool strings = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& v) {
+                         return v.is_string();
+                       });
+  return strings ? j.get<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+Store::Subscription ReadSubscription(const Statement& q) {
+  Store::Subscription s;
+  s.id = q.Int(0);
+  s.url = q.Text(1);
+  s.secret = q.Text(2);
+  s.repos = q.Text(3);
+  s.kinds = KindsFromText(q.Text(4));
+  s.min_impact = q.Text(5);
+  s.source = q.Text(6);
+  if (!q.IsNull(7)) s.disabled_at = q.Int(7);
+  s.disabled_reason = q.Text(8);
+  s.created_at = q.Int(9);
+  s.updated_at = q.Int(10);
+  return s;
+}
+
+// The fields an operator sets; two subscriptions with equal fields need no update.
+bool SameFields(const Store::Subscription& a, const Store::Subscription& b) {
+  return a.url == b.url && a.secret == b.secret && a.repos == b.repos && a.kinds == b.kinds &&
+         a.min_impact == b.min_impact;
+}
+
+}  // namespace
+
+Result<int64_t> Store::AddSubscription(const Subscription& s) {
+  HW_PREPARE(q,
+             "INSERT INTO subscriptions (url, secret, repos, kinds, min_impact, source, "
+             "disabled_at, disabled_reason, created_at, updated_at) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)");
+  HW_TRY(q.Bind(1, s.url)
+             .Bind(2, s.secret)
+             .Bind(3, s.repos)
+             .Bind(4, nlohmann::json(s.kinds).dump())
+             .Bind(5, s.min_impact)
+             .Bind(6, s.source)
+             .BindOptional(7, s.disabled_at)
+             .Bind(8, s.disabled_reason)
+             .Bind(9, s.created_at)
+             .Run("adding a subscription"));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(impl_->db()));
+}
+
+Result<std::optional<Store::Subscription>> Store::GetSubscription(int64_t id) {
+  static const std::string sql =
+      std::string("SELECT ") + kSubscriptionColumns + " FROM subscriptions WHERE id = ?1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, id);
+  Result<bool> row = q.Step("reading a subscription");
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<Subscription>();
+  return std::optional<Subscription>(ReadSubscription(q));
+}
+
+Result<std::vector<Store::Subscription>> Store::ListSubscriptions() {
+  static const std::string sql =
+      std::string("SELECT ") + kSubscriptionColumns + " FROM subscriptions ORDER BY id";
+  HW_PREPARE(q, sql);
+  std::vector<Subscription> out;
+  for (;;) {
+    Result<bool> row = q.Step("listing subscriptions");
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    out.push_back(ReadSubscription(q));
+  }
+  return out;
+}
+
+// Both helpers below run inside a caller's transaction. They are templates only so that they
+// can take Store::Impl, which is private to Store: its name is never spelled out here.
+namespace {
+
+template <class Impl>
+Status FailPendingOf(Impl& impl, int64_t id, const std::string& reason, int64_t now) {
+  Result<sqlite3_stmt*> stmt = impl.Prepare(
+      "UPDATE outbox SET state = 'failed', last_error = ?2, last_attempt_at = "
+      "COALESCE(last_attempt_at, ?3) WHERE subscription_id = ?1 AND state = 'pending'");
+  if (!stmt.ok()) return stmt.error();
+  Statement q(impl.db(), *stmt);
+  return q.Bind(1, id).Bind(2, reason).Bind(3, now).Run("failing pending deliveries");
+}
+
+template <class Impl>
+Result<bool> DeleteSubscription(Impl& impl, int64_t id, int64_t now) {
+  HW_TRY(FailPendingOf(impl, id, "subscription removed", now));
+  Result<sqlite3_stmt*> stmt = impl.Prepare("DELETE FROM subscriptions WHERE id = ?1");
+  if (!stmt.ok()) return stmt.error();
+  Statement q(impl.db(), *stmt);
+  HW_TRY(q.Bind(1, id).Run("removing a subscription"));
+  return sqlite3_changes(impl.db()) > 0;
+}
+
+}  // namespace
+
+Result<bool> Store::RemoveSubscription(int64_t id, int64_t now) {
+  bool removed = false;
+  HW_TRY(impl_->Transaction([&]() -> Status {
+    Result<bool> r = DeleteSubscription(*impl_, id, now);
+    if (!r.ok()) return r.error();
+    removed = *r;
+    return Status::Ok();
+  }));
+  return removed;
+}
+
+Result<bool> Store::DisableSubscription(int64_t id, const std::string& reason, int64_t now) {
+  bool found = false;
+  HW_TRY(impl_->Transaction([&]() -> Status {
+    HW_PREPARE(q,
+               "UPDATE subscriptions SET disabled_at = ?2, disabled_reason = ?3, updated_at = ?2 "
+               "WHERE id = ?1");
+    HW_TRY(q.Bind(1, id).Bind(2, now).Bind(3, reason).Run("disabling a subscription"));
+    found = sqlite3_changes(impl_->db()) > 0;
+    return FailPendingOf(*impl_, id, "subscription disabled: " + reason, now);
+  }));
+  return found;
+}
+
+Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
+    const std::vector<Subscription>& wanted, int64_t now) {
+  SubscriptionSync sync;
+  HW_TRY(impl_->Transaction([&]() -> Status {
+    Result<std::vector<Subscription>> current = ListSubscriptions();
+    if (!current.ok()) return current.error();
+    std::set<std::string> wanted_urls;
+    for (const Subscription& w : wanted) {
+      if (!wanted_urls.insert(w.url).second) {
+        return Error::InvalidInput("store: two config subscriptions share a URL");
+      }
+    }
+    for (const Subscription& c : *current) {
+      if (c.source != "config" || wanted_urls.count(c.url)) continue;
+      Result<bool> r = DeleteSubscription(*impl_, c.id, now);
+      if (!r.ok()) return r.error();
+      ++sync.removed;
+    }
+    for (const Subscription& w : wanted) {
+      const Subscription* existing = nullptr;
+      for (const Subscription& c : *current) {
+        if (c.source == "config" && c.url == w.url) existing = &c;
+      }
+      if (!existing) {
+        Subscription add = w;
+        add.source = "config";
+        add.created_at = now;
+        add.disabled_at.reset();
+        add.disabled_reason.clear();
+        Result<int64_t> id = AddSubscription(add);
+        if (!id.ok()) return id.error();
+        ++sync.added;
+        continue;
+      }
+      if (SameFields(*existing, w)) {
+        ++sync.unchanged;
+        continue;
+      }
+      HW_PREPARE(q,
+                 "UPDATE subscriptions SET secret = ?2, repos = ?3, kinds = ?4, min_impact = ?5, "
+                 "disabled_at = NULL, disabled_reason = '', updated_at = ?6 WHERE id = ?1");
+      HW_TRY(q.Bind(1, existing->id)
+                 .Bind(2, w.secret)
+                 .Bind(3, w.repos)
+                 .Bind(4, nlohmann::json(w.kinds).dump())
+                 .Bind(5, w.min_impact)
+                 .Bind(6, now)
+                 .Run("updating a config subscription"));
+      ++sync.updated;
+    }
+    return Status::Ok();
+  }));
+  return sync;
+}
+
+Result<std::vector<Store::Delivery>> Store::DueDeliveries(int64_t now, int64_t limit) {
+  HW_PREPARE(q,
+             "SELECT o.id, o.advisory_id, o.target, s.id, s.url, s.secret, a.osv, o.attempts, "
+             "o.created_at, o.next_attempt_at FROM outbox o "
+             "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
+             "JOIN advisories a ON a.id = o.advisory_id "
+             "WHERE o.state = 'pending' AND o.next_attempt_at <= ?1 "
+             "ORDER BY o.next_attempt_at, o.id LIMIT ?2");
+  q.Bind(1, now).Bind(2, limit);
+  std::vector<Delivery> out;
+  for (;;) {
+    Result<bool> row = q.Step("listing due deliveries");
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    Delivery d;
+    d.outbox_id = q.Int(0);
+    d.advisory_id = q.Text(1);
+    d.target = q.Text(2);
+    d.subscription_id = q.Int(3);
+    d.url = q.Text(4);
+    d.secret = q.Text(5);
+    d.body = q.Text(6);
+    d.attempts = q.Int(7);
+    d.created_at = q.Int(8);
+    d.next_attempt_at = q.Int(9);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<std::optional<int64_t>> Store::NextDeliveryAt() {
+  HW_PREPARE(q,
+             "SELECT MIN(o.next_attempt_at) FROM outbox o "
+             "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
+             "WHERE o.state = 'pending'");
+  Result<bool> row = q.Step("finding the next delivery");
+  if (!row.ok()) return row.error();
+  if (!*row || q.IsNull(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(q.Int(0));
+}
+
+Status Store::RecordDeliveryAttempt(const DeliveryAttempt& a) {
+  const std::optional<int64_t> status =
+      a.status ? std::optional<int64_t>(*a.status) : std::optional<int64_t>();
+  if (a.outcome == DeliveryOutcome::kDelivered) {
+    HW_PREPARE(q,
+               "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = '', "
+               "last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 WHERE id = ?1");
+    return q.Bind(1, a.outbox_id).BindOptional(2, status).Bind(3, a.at).Run("recording a delivery");
+  }
+  HW_PREPARE(q,
+             "UPDATE outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
+             "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
+             "WHERE id = ?1 AND state = 'pending'");
+  const bool retry = a.outcome == DeliveryOutcome::kRetry;
+  return q.Bind(1, a.outbox_id)
+      .Bind(2, retry ? "pending" : "failed")
+      .Bind(3, a.error)
+      .BindOptional(4, status)
+      .Bind(5, a.at)
+      .Bind(6, retry ? a.next_attempt_at : a.at)
+      .Run("recording a failed delivery");
+}
+
+Result<int64_t> Store::FailOrphanDeliveries(int64_t now) {
+  int64_t failed = 0;
+  HW_TRY(impl_->Transaction([&]() -> Status {
+    HW_PREPARE(removed,
+               "UPDATE outbox SET state = 'failed', last_error = 'subscription removed', "
+               "last_attempt_at = COALESCE(last_attempt_at, ?1) "
+               "WHERE state = 'pending' AND subscription_id IS NOT NULL "
+               "AND subscription_id NOT IN (SELECT id FROM subscriptions)");
+    HW_TRY(removed.Bind(1, now).Run("failing deliveries of removed subscriptions"));
+    failed += sqlite3_changes(impl_->db());
+    HW_PREPARE(disabled,
+               "UPDATE outbox SET state = 'failed', last_error = 'subscription disabled', "
+               "last_attempt_at = COALESCE(last_attempt_at, ?1) "
+               "WHERE state = 'pending' AND subscription_id IN "
+               "(SELECT id FROM subscriptions WHERE disabled_at IS NOT NULL)");
+    HW_TRY(disabled.Bind(1, now).Run("failing deliveries of disabled subscriptions"));
+    failed += sqlite3_changes(impl_->db());
+    return Status::Ok();
+  }));
+  return failed;
+}
+
+Result<std::vector<Store::OutboxRow>> Store::ListDeliveries(int64_t subscription_id) {
+  HW_PREPARE(q,
+             "SELECT id, advisory_id, target, state, attempts, next_attempt_at, last_error, "
+             "last_status, last_attempt_at, delivered_at, created_at FROM outbox "
+             "WHERE subscription_id = ?1 ORDER BY id");
+  q.Bind(1, subscription_id);
+  std::vector<OutboxRow> out;
+  for (;;) {
+    Result<bool> row = q.Step("listing deliveries");
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    OutboxRow r;
+    r.id = q.Int(0);
+    r.advisory_id = q.Text(1);
+    r.target = q.Text(2);
+    r.state = q.Text(3);
+    r.attempts = q.Int(4);
+    r.next_attempt_at = q.Int(5);
+    r.last_error = q.Text(6);
+    if (!q.IsNull(7)) r.last_status = q.Int(7);
+    if (!q.IsNull(8)) r.last_attempt_at = q.Int(8);
+    if (!q.IsNull(9)) r.delivered_at = q.Int(9);
+    r.created_at = q.Int(10);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<int64_t> Store::CountPendingDeliveries() {
+  HW_PREPARE(q,
+             "SELECT COUNT(*) FROM outbox o "
+             "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
+             "WHERE o.state = 'pending'");
+  Result<bool> row = q.Step("counting pending deliveries");
+  if (!row.ok()) return row.error();
+  return *row ? q.Int(0) : int64_t{0};
+}
+
+Result<std::map<int64_t, Store::DeliveryTally>> Store::TallyDeliveries() {
+  HW_PREPARE(q,
+             "SELECT subscription_id, state, COUNT(*) FROM outbox "
+             "WHERE subscription_id IS NOT NULL GROUP BY subscription_id, state");
+  std::map<int64_t, DeliveryTally> out;
+  for (;;) {
+    Result<bool> row = q.Step("counting deliveries");
+    if (!row.ok()) return row.error();
+    if (!*row) break;
+    DeliveryTally& t = out[q.Int(0)];
+    const std::string state = q.Text(1);
+    (state == "pending" ? t.pending : state == "delivered" ? t.delivered : t.failed) = q.Int(2);
+  }
+  return out;
+}
+
+Status Store::DeferDeliveries(const std::string& advisory_id, int64_t until) {
+  HW_PREPARE(q,
+             "UPDATE outbox SET next_attempt_at = MAX(next_attempt_at, ?2) "
+             "WHERE advisory_id = ?1 AND state = 'pending'");
+  return q.Bind(1, advisory_id).Bind(2, until).Run("deferring deliveries");
+}
+
+}  // namespace hubwatch::store
