@@ -127,7 +127,12 @@ class Service::Impl {
           [then = std::move(then)](Status) { then(); });
     };
     p.writer = &store_->writer();
-    poller_ = std::make_unique<pipeline::Poller>(hub_->client(), store_->reads(), p);
+    // Running polls hold a reference to the poller: keep the one object, renew its options.
+    if (poller_) {
+      poller_->SetOptions(std::move(p));
+    } else {
+      poller_ = std::make_unique<pipeline::Poller>(hub_->client(), store_->reads(), std::move(p));
+    }
   }
 
   // Adds the config's repos to the store (new ones, or new refs), then tracks every stored repo.
@@ -290,6 +295,7 @@ class Service::Impl {
       RearmTick();
     }
     (void)notify_.Ready();
+    (void)notify_.StatusLine(StatusLine());
   }
 
   void BeginStop(const std::string& why) {

@@ -66,6 +66,9 @@ class Poller {
   Poller(hub::HubClient& hub, store::Store& store, PollerOptions options);
   ~Poller();
 
+  // New options for polls started from now on (and the later steps of running ones).
+  void SetOptions(PollerOptions options) { options_ = std::move(options); }
+
   // Polls `repo`, which must be in the store. `done` runs exactly once, on the loop thread.
   void Poll(const std::string& repo, std::function<void(PollReport)> done);
 

@@ -1,0 +1,64 @@
+#include "service/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace hubwatch::service {
+namespace {
+
+TEST(Scheduler, NeverPolledReposAreDueAtOnceThenOnTheirPhase) {
+  Scheduler s({.interval_s = 900, .max_concurrent = 10, .quota = 1000, .window_s = 300});
+  s.Track("a/one", 0);
+  s.Track("b/two", 0);
+  const int64_t now = 1'000'000;
+  const auto due = s.TakeDue(now);
+  EXPECT_EQ(due.size(), 2u);
+  s.Finished("a/one", now + 900, 1, now);
+  const int64_t next = *s.next_poll_at("a/one");
+  EXPECT_GE(next, now + 900);
+  EXPECT_LT(next, now + 1800);
+  EXPECT_EQ((next - Scheduler::Phase("a/one", 900)) % 900, 0);
+}
+
+TEST(Scheduler, PhasesSpreadReposOverTheInterval) {
+  std::set<int64_t> minutes;
+  for (int i = 0; i < 200; ++i) {
+    minutes.insert(Scheduler::Phase("org/model-" + std::to_string(i), 900) / 60);
+  }
+  EXPECT_GE(minutes.size(), 14u);  // 15 one-minute buckets; 200 repos fill nearly all of them
+  EXPECT_EQ(Scheduler::Phase("google/gemma-2-9b-it", 900),
+            Scheduler::Phase("google/gemma-2-9b-it", 900));
+}
+
+TEST(Scheduler, CapsConcurrentPolls) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 2, .quota = 1000, .window_s = 300});
+  for (const char* r : {"a/1", "a/2", "a/3"}) s.Track(r, 0);
+  EXPECT_EQ(s.TakeDue(100).size(), 2u);
+  EXPECT_TRUE(s.TakeDue(100).empty());
+  s.Finished("a/1", 160, 1, 101);
+  EXPECT_EQ(s.TakeDue(101), std::vector<std::string>{"a/3"});
+}
+
+TEST(Scheduler, ASpentBudgetWaitsForTheNextWindow) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 10, .quota = 5, .window_s = 300});
+  s.Track("a/1", 0);
+  s.Track("a/2", 0);
+  ASSERT_EQ(s.TakeDue(600).size(), 2u);
+  s.Finished("a/1", 0, 3, 601);
+  s.Finished("a/2", 0, 3, 601);  // 6 requests: over the window's 5
+  EXPECT_EQ(s.used_in_window(601), 6);
+  EXPECT_TRUE(s.TakeDue(700).empty());  // both due again, but the budget is spent
+  EXPECT_EQ(*s.NextWake(700), 900);     // the next window
+  EXPECT_EQ(s.TakeDue(900).size(), 2u);
+}
+
+TEST(Scheduler, AlignFindsTheNextSlot) {
+  Scheduler s({.interval_s = 100});
+  const int64_t phase = Scheduler::Phase("x/y", 100);
+  EXPECT_EQ(s.Align("x/y", 1000 + phase), 1000 + phase);
+  EXPECT_EQ(s.Align("x/y", 1001 + phase), 1100 + phase);
+}
+
+}  // namespace
+}  // namespace hubwatch::service
