@@ -124,9 +124,7 @@ class ApiServer::Impl : public std::enable_shared_from_this<Impl> {
 class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, std::shared_ptr<Impl> server)
-      : stream_(std::move(socket)),
-        server_(std::move(server)),
-        timer_(stream_.get_executor()) {}
+      : stream_(std::move(socket)), server_(std::move(server)), timer_(stream_.get_executor()) {}
   ~Session() { server_->Forget(this); }
 
   void Start() { ReadHeader(); }

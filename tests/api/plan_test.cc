@@ -1,0 +1,60 @@
+// Contract tests: POST /api/v1/plan (a config.json in, the estimate JSON out).
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/api/api_env.h"
+
+namespace hubwatch::api::testing {
+namespace {
+
+std::string ReadModel(const std::string& name) {
+  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) + "/models/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(ApiTest, PlanEstimatesAConfig) {
+  StartServer();
+  const std::string config = ReadModel("meta-llama__Meta-Llama-3-8B.config.json");
+  ASSERT_FALSE(config.empty());
+  HttpResponse r = Post("/api/v1/plan?seq=4096&batch=2&lora_rank=64&cards=a100-80gb,h100", config);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 500);
+  const nlohmann::json j = r.json();
+  EXPECT_EQ(j["schema"], "hubwatch.estimate/1");
+  EXPECT_EQ(j["params"]["total"], 8030261248u);  // Meta-Llama-3-8B, published
+  EXPECT_EQ(j["workload"]["seq"], 4096);
+  EXPECT_EQ(j["workload"]["batch"], 2);
+  std::set<std::string> cards;
+  for (const auto& f : j["fit"]) cards.insert(f["card"]);
+  EXPECT_EQ(cards, (std::set<std::string>{"a100-80gb", "h100-80gb"}));
+
+  // The same config with another rank: the LoRA adapters grow.
+  const nlohmann::json r16 = Post("/api/v1/plan?lora_rank=16", config).json();
+  EXPECT_GT(j["params"]["lora_adapter"].get<uint64_t>(),
+            r16["params"]["lora_adapter"].get<uint64_t>());
+}
+
+TEST_F(ApiTest, PlanErrors) {
+  StartServer();
+  const std::string config = ReadModel("meta-llama__Meta-Llama-3-8B.config.json");
+  for (const char* query : {"?seq=0", "?batch=x", "?lora_rank=999999999", "?cards=warp-drive",
+                            "?preset=nope", "?seq=%zz"}) {
+    const HttpResponse r = Post(std::string("/api/v1/plan") + query, config);
+    EXPECT_EQ(r.status, 400) << query << " " << r.body;
+    EXPECT_TRUE(r.json().contains("error"));
+  }
+  EXPECT_EQ(Post("/api/v1/plan", "").status, 400);
+  EXPECT_EQ(Post("/api/v1/plan", "{not json").status, 400);
+  EXPECT_EQ(Post("/api/v1/plan", R"({"model_type": "llama", "hidden_size": -3})").status, 400);
+  const HttpResponse unsupported =
+      Post("/api/v1/plan", R"({"model_type": "quantum-foam", "architectures": ["FoamForCausalLM"],
+                               "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100})");
+  EXPECT_EQ(unsupported.status, 422) << unsupported.body;
+  EXPECT_EQ(Get("/api/v1/plan").status, 405);
+}
+
+}  // namespace
+}  // namespace hubwatch::api::testing
