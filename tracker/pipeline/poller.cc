@@ -287,6 +287,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     bool ingested = false;
     int changes = 0;
     int advisories = 0;
+    std::vector<std::string> lines{};  // one per change, for the log
   };
 
   // Diffs, estimate and commit run off the loop thread when the options say so; this poll's
@@ -381,6 +382,16 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     built.ingested = *r == store::IngestOutcome::kIngested;
     built.changes = static_cast<int>(in.changes.size());
     built.advisories = static_cast<int>(in.advisories.size());
+    std::map<int, std::string> advised;
+    for (const store::NewAdvisory& a : in.advisories) advised[a.change_ordinal] = a.id;
+    for (size_t i = 0; i < in.changes.size(); ++i) {
+      const diff::Change& c = in.changes[i];
+      auto id = advised.find(static_cast<int>(i));
+      built.lines.push_back("  " + std::string(diff::ImpactName(c.impact)) + " " +
+                            std::string(diff::KindName(c.kind)) +
+                            (c.path.empty() ? "" : " (" + c.path + ")") + ": " + c.summary +
+                            (id != advised.end() ? " -> " + id->second : ""));
+    }
     return built;
   }
 
@@ -411,6 +422,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       Log(repo_ + "@" + commit.id.substr(0, 7) + " \"" + commit.title +
           "\": " + std::to_string(built.changes) + " change(s), " +
           std::to_string(built.advisories) + " advisory(ies)");
+      for (const std::string& line : built.lines) Log(line);
     }
     base_sha_ = commit.id;
     base_ = std::move(current_);

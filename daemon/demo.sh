@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# hubwatch's main job on the bundled replay hub: fakehub replays the incident fixtures' history
+# (about a year of upstream commits in ~90 seconds) and `hubwatch serve` tracks every repo,
+# logging revisions, changes and advisories as they arrive. Ctrl-C stops both cleanly.
+#
+# usage: daemon/demo.sh [--until-idle] [--seconds N]
+#   --until-idle  run the replay to its end, then stop and print a summary
+#   --seconds N   how long the replay lasts (default 90)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${HUBWATCH_BUILD_DIR:-$root/build}
+until_idle=0 seconds=90
+while [ $# -gt 0 ]; do
+  case $1 in
+    --until-idle) until_idle=1 ;;
+    --seconds) seconds=$2; shift ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "demo: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# Builds if needed (a no-op when up to date).
+if [ ! -f "$build/build.ninja" ]; then cmake -S "$root" -B "$build" -G Ninja >/dev/null; fi
+cmake --build "$build" --target hubwatch fakehub >/dev/null
+
+fixtures=$root/tests/fixtures/hub
+read -r first last < <(python3 - "$fixtures" <<'PY'
+import glob, json, sys
+from datetime import datetime, timezone
+def t(d):
+    return int(datetime.strptime(d[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp())
+dates = sorted(c["date"] for p in glob.glob(sys.argv[1] + "/*/*/repo.json")
+               for c in json.load(open(p))["commits"])
+print(t(dates[0]), t(dates[-1]))
+PY
+)
+speed=$(( (last - first) / seconds + 1 ))
+
+work=$(mktemp -d /tmp/hubwatch-demo.XXXXXX)
+hub_pid="" serve_pid=""
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill -TERM "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+  if [ -n "$hub_pid" ]; then kill "$hub_pid" 2>/dev/null || true; wait "$hub_pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+trap 'echo; echo "demo: stopping"; exit 0' INT TERM
+
+"$build/bin/fakehub" --fixtures "$fixtures" --mode replay --speed "$speed" --port 0 \
+  --token hf_demo >"$work/fakehub.out" 2>&1 &
+hub_pid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/fakehub.out" && break; sleep 0.1; done
+endpoint=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/fakehub.out" | head -1)
+[ -n "$endpoint" ] || { cat "$work/fakehub.out"; exit 1; }
+
+echo hf_demo >"$work/token"
+repos=$(cd "$fixtures" && ls -d */*/ | sed 's#/$##' | grep -v '^tools' |
+        sed 's/.*/{"id": "&"}/' | paste -sd, -)
+cat >"$work/hubwatch.json" <<JSON
+{"store": "hubwatch.db", "hub": {"endpoint": "$endpoint", "token_file": "token"},
+ "repos": [$repos], "poll": {"interval_s": 3, "settle_window_s": 0}}
+JSON
+
+config=$work/hubwatch.json
+echo "demo: fakehub replays $(( (last - first) / 86400 )) days of Hub history at ${speed}x on $endpoint"
+echo "demo: hubwatch serve --config $config   (Ctrl-C stops)"
+echo "demo: in another shell, try:"
+echo "  $build/bin/hubwatch changes --config $config --kind chat_template"
+echo "  $build/bin/hubwatch history meta-llama/Meta-Llama-3-8B-Instruct --config $config"
+echo "  $build/bin/hubwatch advisories --config $config --export $work/osv"
+
+"$build/bin/hubwatch" serve --config "$config" &
+serve_pid=$!
+
+if [ "$until_idle" = 0 ]; then
+  wait "$serve_pid"
+  exit 0
+fi
+# Until the replay clock has passed the last commit, plus a few polls.
+while :; do
+  now=$(curl -s "$endpoint/_fakehub/clock" | python3 -c '
+import json, sys
+from datetime import datetime, timezone
+now = json.load(sys.stdin)["now"][:19]
+print(int(datetime.strptime(now, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()))')
+  [ "$now" -gt "$last" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { echo "demo: hubwatch serve exited early"; exit 1; }
+  sleep 1
+done
+sleep 8
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+serve_pid=""
+echo
+echo "demo: summary"
+"$build/bin/hubwatch" changes --config "$config" --json | python3 -c '
+import collections, json, sys
+changes = json.load(sys.stdin)
+repos = {c["repo"] for c in changes}
+print(f"  {len(changes)} changes in {len(repos)} repos")
+print("  by kind:   " + ", ".join(f"{k} {n}" for k, n in collections.Counter(c["kind"] for c in changes).most_common()))
+print("  by impact: " + ", ".join(f"{k} {n}" for k, n in collections.Counter(c["impact"] for c in changes).most_common()))'
+"$build/bin/hubwatch" advisories --config "$config" --export "$work/osv" | sed 's/^/  /'
+echo "  store: $work/hubwatch.db"
