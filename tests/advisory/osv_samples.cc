@@ -17,6 +17,21 @@ int main() {
     c.summary = "sample " + std::string(diff::KindName(c.kind)) + " change";
     c.details = k % 2 ? nlohmann::json{{"unified_diff", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+```y\n"}}
                       : nlohmann::json{{"ops", {{{"op", "replace"}, {"path", "/eos_token_id"}}}}};
+    if (c.kind == diff::ChangeKind::kChatTemplate) {  // with its rendered-prompt diffs
+      c.details["rendered"] = {
+          {"impact", "behavioral"},
+          {"changed", 2},
+          {"conversations",
+           {{{"conversation", "multi_turn"},
+             {"changed", true},
+             {"unified_diff",
+              "--- before/multi_turn\n+++ after/multi_turn\n@@ -1 +1 @@\n-<s>[INST] Hi "
+              "[/INST]\n+<s>[INST] Hi[/INST]\n"}},
+            {{"conversation", "system_message"},
+             {"changed", true},
+             {"before_error", "Conversation roles must alternate"}},
+            {{"conversation", "single_turn"}, {"changed", false}}}}};
+    }
     advisory::AdvisoryContext ctx;
     ctx.repo = "meta-llama/Meta-Llama-3-8B-Instruct";
     ctx.revision = std::string(39, 'a') + static_cast<char>('0' + k % 10);

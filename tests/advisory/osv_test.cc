@@ -79,6 +79,87 @@ TEST(Osv, LongSummariesAreCutAndFencesCannotBeClosedEarly) {
   EXPECT_NE(details.find("````diff"), std::string::npos) << details;
 }
 
+// details["rendered"] as the pipeline writes it: one conversation per entry.
+nlohmann::json Rendered(int diffs, const std::string& diff_text) {
+  nlohmann::json conversations = nlohmann::json::array();
+  for (int i = 0; i < diffs; ++i) {
+    const std::string name = "conv" + std::to_string(i);
+    conversations.push_back(
+        {{"conversation", name},
+         {"changed", true},
+         {"unified_diff", "--- before/" + name + "\n+++ after/" + name + "\n" + diff_text}});
+  }
+  conversations.push_back({{"conversation", "same"}, {"changed", false}});
+  conversations.push_back({{"conversation", "broken"},
+                           {"changed", true},
+                           {"after_error", "raise_exception: roles must alternate"}});
+  conversations.push_back({{"conversation", "fixed"},
+                           {"changed", true},
+                           {"before_error", "System role not supported"}});
+  return {{"impact", "behavioral"}, {"changed", diffs + 2}, {"conversations", conversations}};
+}
+
+TEST(Osv, ChatTemplateDetailsShowTheRenderedPromptDiffs) {
+  diff::Change c = ChatTemplateChange();
+  c.details["rendered"] =
+      Rendered(5, "@@ -1 +1 @@\n-<|User|>Hi<|Assistant|>\n+<|User|>Hi<|Assistant|><think>\n");
+  const std::string details = BuildOsv(c, Context())["details"];
+  // The template diff first, then the prompts.
+  const size_t rendered =
+      details.find("\nRendered prompts: 7 of 8 canonical conversations changed.\n");
+  ASSERT_NE(rendered, std::string::npos) << details;
+  EXPECT_LT(details.find("```diff\n@@ -1 +1 @@\n-{{'<|Assistant|>'}}"), rendered);
+  EXPECT_NE(details.find("Conversation `conv0`:\n\n```diff\n--- before/conv0\n+++ after/conv0\n"
+                         "@@ -1 +1 @@\n-<|User|>Hi<|Assistant|>\n+<|User|>Hi<|Assistant|><think>\n"
+                         "```\n",
+                         rendered),
+            std::string::npos)
+      << details;
+  EXPECT_NE(details.find("Conversation `conv2`:"), std::string::npos);
+  EXPECT_EQ(details.find("Conversation `conv3`:"), std::string::npos);  // at most three
+  EXPECT_EQ(details.find("`same`"), std::string::npos);
+  EXPECT_NE(details.find("2 more changed prompt diffs omitted"), std::string::npos) << details;
+  EXPECT_NE(details.find("- conversation `broken`: no longer renders: raise_exception: roles"),
+            std::string::npos);
+  EXPECT_NE(details.find("- conversation `fixed`: renders now; before: System role not supported"),
+            std::string::npos);
+}
+
+TEST(Osv, RenderedPromptDiffsAreCut) {
+  // 100 changed lines, and one long line of multi-byte characters: the shown diff keeps 40
+  // lines of at most 400 bytes and stays valid UTF-8.
+  std::string diff_text = "@@ -1,100 +1,100 @@\n";
+  for (int i = 0; i < 100; ++i) diff_text += "+line " + std::to_string(i) + "\n";
+  std::string wide;
+  for (int i = 0; i < 300; ++i) wide += "\xE2\x96\x81";  // U+2581, 3 bytes
+  diff::Change c = ChatTemplateChange();
+  c.details["rendered"] = Rendered(1, "@@ -1 +1 @@\n+" + wide + "\n" + diff_text);
+  const nlohmann::json osv = BuildOsv(c, Context());
+  EXPECT_NO_THROW(static_cast<void>(osv.dump()));
+  const std::string details = osv["details"];
+  EXPECT_NE(details.find("... (line cut)\n"), std::string::npos) << details;
+  EXPECT_NE(details.find("+line 34\n"), std::string::npos);
+  EXPECT_EQ(details.find("+line 35\n"), std::string::npos);
+  EXPECT_NE(details.find("... (65 more lines)\n```"), std::string::npos) << details;
+  EXPECT_LT(details.size(), 16u * 1024);
+}
+
+TEST(Osv, CosmeticTemplateEditSaysNoPromptChanged) {
+  diff::Change c = ChatTemplateChange();
+  c.impact = diff::Impact::kCosmetic;
+  c.details["rendered"] = {{"changed", 0},
+                           {"conversations", {{{"conversation", "a"}, {"changed", false}}}}};
+  const std::string details = BuildOsv(c, Context())["details"];
+  EXPECT_NE(details.find("Rendered prompts: 0 of 1 canonical conversations changed (the template "
+                         "edit does not change any prompt)."),
+            std::string::npos)
+      << details;
+  // Other kinds, and changes without a rendered comparison, have no such section.
+  c.details.erase("rendered");
+  EXPECT_EQ(BuildOsv(c, Context())["details"].get<std::string>().find("Rendered prompts"),
+            std::string::npos);
+}
+
 TEST(Osv, Rfc3339IsUtcWithZ) {
   EXPECT_EQ(Rfc3339(0), "1970-01-01T00:00:00Z");
   EXPECT_EQ(Rfc3339(1733145155), "2024-12-02T13:12:35Z");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,49 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CorpusConformance, ::testing::ValuesIn(LoadCorp
                          [](const auto& info) {
                            return CaseName(info.param.template_id, info.param.conversation);
                          });
+
+// The chat templates one file of a repository ships: tokenizer_config.json's chat_template (a
+// string, or a list of {name, template}), chat_template.jinja, chat_template.json.
+std::vector<std::string> TemplatesIn(const fs::path& path) {
+  const std::string name = path.filename().string();
+  if (name == "chat_template.jinja") return {ReadFile(path)};
+  if (name != "tokenizer_config.json" && name != "chat_template.json") return {};
+  const Json templates = Json::parse(ReadFile(path)).value("chat_template", Json());
+  if (templates.is_string()) return {templates.get<std::string>()};
+  std::vector<std::string> out;
+  if (templates.is_array()) {
+    for (const Json& t : templates) out.push_back(t.at("template").get<std::string>());
+  }
+  return out;
+}
+
+TEST(Corpus, HoldsEveryTemplateOfTheHubFixtures) {
+  const fs::path root = kTestData.parent_path().parent_path();  // the repository
+  const fs::path corpus = kTestData / "corpus";
+  const Json manifest = Json::parse(ReadFile(corpus / "manifest.json"));
+  std::map<std::string, std::string> corpus_ids;  // template text -> id
+  for (const Json& entry : manifest["templates"]) {
+    const std::string text = ReadFile(corpus / entry["template"].get<std::string>());
+    corpus_ids.emplace(text, entry["id"].get<std::string>());
+    // Each fixture the manifest names carries this very text.
+    for (const Json& fixture : entry.value("hub_fixtures", Json::array())) {
+      bool found = false;
+      for (const std::string& source : TemplatesIn(root / fixture.get<std::string>()))
+        found |= source == text;
+      EXPECT_TRUE(found) << entry["id"] << " names " << fixture << ", which does not hold it";
+    }
+  }
+  // Every template of every fixture revision (tests/fixtures/hub/<org>/<repo>/files/<version>/).
+  size_t fixtures = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "tests" / "fixtures" / "hub")) {
+    for (const std::string& source : TemplatesIn(entry.path())) {
+      ++fixtures;
+      EXPECT_TRUE(corpus_ids.contains(source))
+          << "the chat template of " << entry.path() << " is not in the conformance corpus";
+    }
+  }
+  EXPECT_GE(fixtures, 18u);
+}
 
 struct FeatureCase {
   std::string name;

@@ -60,7 +60,7 @@ void BM_Parse(benchmark::State& state, const std::string& template_id) {
   state.counters["template_bytes"] = static_cast<double>(source.size());
 }
 
-// The pipeline's unit of work: both revisions parsed and rendered on the 10 canonical
+// The pipeline's unit of work: both revisions parsed and rendered on the 11 canonical
 // conversations, with unified diffs.
 void BM_DiffRenderedPrompts(benchmark::State& state, const std::string& before,
                             const std::string& after) {

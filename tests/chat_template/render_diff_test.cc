@@ -82,7 +82,7 @@ TEST(RenderDiff, F7DeepSeekThinkChangesEveryGenerationPrompt) {
       "\\ No newline at end of file\n"
       "+<｜begin▁of▁sentence｜><｜User｜>What is the capital of France?<｜Assistant｜><think>\n");
   EXPECT_THAT(FormatRenderDiff(diff),
-              HasSubstr("impact: behavioral (8 of 10 rendered prompts changed)"));
+              HasSubstr("impact: behavioral (9 of 11 rendered prompts changed)"));
 }
 
 TEST(RenderDiff, F4MistralV03ToolTemplateChangesPromptsAndAcceptsSystemMessages) {
@@ -129,7 +129,7 @@ TEST(RenderDiff, WhitespaceOnlyTemplateEditIsCosmetic) {
     EXPECT_EQ(c.unified_diff, "") << c.conversation;
   }
   EXPECT_THAT(FormatRenderDiff(diff),
-              HasSubstr("impact: cosmetic (0 of 10 rendered prompts changed)"));
+              HasSubstr("impact: cosmetic (0 of 11 rendered prompts changed)"));
 }
 
 TEST(RenderDiff, SpecialTokenChangeAloneIsBehavioral) {
@@ -148,7 +148,7 @@ TEST(RenderDiff, SpecialTokenChangeAloneIsBehavioral) {
     EXPECT_EQ(c.changed, c.before.ok) << c.conversation;
   }
   EXPECT_FALSE(Find(diff, "tool_call_and_result").before.ok);
-  EXPECT_EQ(diff.changed_count(), 9);
+  EXPECT_EQ(diff.changed_count(), 10);
 }
 
 TEST(RenderDiff, TemplateThatStopsParsingFailsEveryConversation) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "tests/pipeline/pipeline_env.h"
 
 namespace hubwatch::pipeline {
@@ -33,6 +35,25 @@ const store::ChangeRecord* At(const std::vector<store::ChangeRecord>& changes,
     if (c.sha.rfind(sha_prefix, 0) == 0 && c.change.kind == kind) return &c;
   }
   return nullptr;
+}
+
+// The rendered-prompt section of an advisory's details ("" when there is none).
+std::string RenderedSection(const nlohmann::json& osv) {
+  const std::string details = osv["details"].get<std::string>();
+  const size_t at = details.find("\nRendered prompts: ");
+  return at == std::string::npos ? "" : details.substr(at);
+}
+
+// Whether a unified diff in text adds a line containing needle.
+bool AddsLineWith(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("+") && !line.starts_with("+++") &&
+        line.find(needle) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // F1: Llama-3-8B-Instruct's EOS changed across generation_config, config and tokenizer_config;
@@ -101,6 +122,17 @@ TEST_F(IncidentsTest, F4MistralFiveChatTemplateChanges) {
   const auto* fix70 = At(changes, "430e950", diff::ChangeKind::kChatTemplate);
   ASSERT_NE(fix70, nullptr);
   EXPECT_EQ(fix70->change.impact, diff::Impact::kCosmetic);
+  // The advisories show what each rewrite does to prompts: #44's rendered multi-turn prompt
+  // drops the space before [/INST] and gains one before the assistant turn.
+  std::string rewrite44;
+  for (const auto& a : Advisories("mistralai/Mistral-7B-Instruct-v0.3")) {
+    if (a.kind == "chat_template" && a.sha == templates[1]->sha) rewrite44 = RenderedSection(a.osv);
+  }
+  EXPECT_NE(rewrite44.find("Conversation `multi_turn`:\n\n```diff\n--- before/multi_turn\n"),
+            std::string::npos)
+      << rewrite44;
+  EXPECT_TRUE(AddsLineWith(rewrite44, "<s>[INST] Hello, how are you?[/INST] I'm doing great."))
+      << rewrite44;
   // #51 removed the tokenizer's normalizer.
   const auto* align = At(changes, "3f73f3e", diff::ChangeKind::kTokenizer);
   ASSERT_NE(align, nullptr);
@@ -131,13 +163,18 @@ TEST_F(IncidentsTest, F7DeepSeekThinkInTheGenerationPrompt) {
     think |= conv.value("unified_diff", "").find("<｜Assistant｜><think>\n") != std::string::npos;
   }
   EXPECT_TRUE(think) << rendered.dump(2);
-  // The advisory shows it too.
-  bool advised = false;
+  // The advisory shows it too: in the rendered prompts, not only in the template text.
+  bool advised = false, rendered_think = false;
   for (const auto& a : Advisories("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B")) {
-    advised |= a.sha.rfind("6602cad", 0) == 0 && a.kind == "chat_template" &&
-               a.osv["details"].get<std::string>().find("<think>") != std::string::npos;
+    if (a.sha.rfind("6602cad", 0) != 0 || a.kind != "chat_template") continue;
+    advised |= a.osv["details"].get<std::string>().find("<think>") != std::string::npos;
+    const std::string section = RenderedSection(a.osv);
+    rendered_think |= AddsLineWith(section, "<｜Assistant｜><think>") &&
+                      section.find("Conversation `single_turn_generation_prompt`") ==
+                          std::string::npos;  // only the first three changed prompts are shown
   }
   EXPECT_TRUE(advised);
+  EXPECT_TRUE(rendered_think);
 }
 
 // F8: Phi-3's June 2024 update replaced the weights in place: new sha256, same tensors.

@@ -5,12 +5,20 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <vector>
 
 namespace hubwatch::advisory {
 namespace {
 
 constexpr size_t kMaxSummary = 120;
 constexpr size_t kMaxDetailsDiff = 64 * 1024;  // of diff text in details; the rest is elided
+// Rendered-prompt diffs of a chat-template change shown in details: the first few, each cut to
+// a few lines; the rest stay in database_specific.diff.rendered.
+constexpr size_t kMaxRenderedDiffs = 3;
+constexpr size_t kMaxRenderedDiffLines = 40;
+constexpr size_t kMaxRenderedDiffBytes = 6 * 1024;
+constexpr size_t kMaxRenderedLineBytes = 400;
+constexpr size_t kMaxRenderError = 200;
 
 std::string Hex(const unsigned char* bytes, size_t n) {
   static const char kDigits[] = "0123456789abcdef";
@@ -60,6 +68,76 @@ std::string Fence(const std::string& text, const char* language) {
          fence + "\n";
 }
 
+// text cut to at most max bytes (and then "..."), never inside a UTF-8 sequence.
+std::string Cut(std::string text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t n = max - 3;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n) + "...";
+}
+
+// The first lines of a unified diff: at most kMaxRenderedDiffLines lines and
+// kMaxRenderedDiffBytes bytes, each line cut to kMaxRenderedLineBytes.
+std::string HeadOfDiff(const std::string& diff) {
+  std::string out;
+  size_t lines = 0, pos = 0;
+  while (pos < diff.size()) {
+    size_t end = diff.find('\n', pos);
+    end = end == std::string::npos ? diff.size() : end + 1;
+    std::string line = diff.substr(pos, end - pos);
+    if (line.size() > kMaxRenderedLineBytes) {
+      line = Cut(line, kMaxRenderedLineBytes) + " (line cut)\n";
+    }
+    if (lines == kMaxRenderedDiffLines || out.size() + line.size() > kMaxRenderedDiffBytes) break;
+    out += line;
+    ++lines;
+    pos = end;
+  }
+  if (pos < diff.size()) {
+    size_t more = diff.back() == '\n' ? 0 : 1;
+    for (size_t i = pos; i < diff.size(); ++i) more += diff[i] == '\n';
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += "... (" + std::to_string(more) + " more lines)\n";
+  }
+  return out;
+}
+
+// What a chat-template change does to rendered prompts (details["rendered"], as the pipeline
+// writes it): the count, the unified diffs of the first kMaxRenderedDiffs changed prompts, each
+// labelled with its conversation, and every change to or from a render error. "" when the change
+// carries no rendered comparison.
+std::string RenderedPrompts(const nlohmann::json& rendered) {
+  if (!rendered.is_object()) return "";
+  const auto list = rendered.find("conversations");
+  if (list == rendered.end() || !list->is_array()) return "";
+  std::vector<const nlohmann::json*> diffs, errors;
+  for (const nlohmann::json& c : *list) {
+    if (!c.is_object() || !c.value("changed", false)) continue;
+    (c.value("unified_diff", "").empty() ? errors : diffs).push_back(&c);
+  }
+  const size_t changed = diffs.size() + errors.size();
+  std::string md = "\nRendered prompts: " + std::to_string(changed) + " of " +
+                   std::to_string(list->size()) + " canonical conversations changed" +
+                   (changed ? ".\n" : " (the template edit does not change any prompt).\n");
+  for (size_t i = 0; i < diffs.size() && i < kMaxRenderedDiffs; ++i) {
+    md += "\nConversation `" + diffs[i]->value("conversation", "?") + "`:\n\n" +
+          Fence(HeadOfDiff(diffs[i]->value("unified_diff", "")), "diff");
+  }
+  if (!errors.empty()) md += "\n";
+  for (const nlohmann::json* c : errors) {
+    const std::string before = c->value("before_error", ""), after = c->value("after_error", "");
+    md += "- conversation `" + c->value("conversation", "?") + "`: " +
+          (after.empty() ? "renders now; before: " + Cut(before, kMaxRenderError)
+                         : "no longer renders: " + Cut(after, kMaxRenderError)) +
+          "\n";
+  }
+  if (diffs.size() > kMaxRenderedDiffs) {
+    md += "\n" + std::to_string(diffs.size() - kMaxRenderedDiffs) +
+          " more changed prompt diffs omitted; all are in database_specific.diff.rendered.\n";
+  }
+  return md;
+}
+
 std::string Details(const diff::Change& c, const AdvisoryContext& ctx) {
   std::string md = "**" + What(c.kind) + "** in `" + ctx.repo + "` at revision `" + ctx.revision +
                    "`" + (ctx.parent.empty() ? "" : " (parent `" + ctx.parent + "`)") + ".\n\n";
@@ -75,17 +153,20 @@ std::string Details(const diff::Change& c, const AdvisoryContext& ctx) {
   }
   if (!diff_text.empty()) {
     if (diff_text.size() > kMaxDetailsDiff) {
-      diff_text.resize(kMaxDetailsDiff);
-      diff_text += "\n... (truncated; the full diff is in database_specific.diff)\n";
+      diff_text = Cut(diff_text, kMaxDetailsDiff) +
+                  "\n... (truncated; the full diff is in database_specific.diff)\n";
     }
     md += Fence(diff_text, "diff");
   } else {
     std::string json = c.details.dump(2);
     if (json.size() > kMaxDetailsDiff) {
-      json.resize(kMaxDetailsDiff);
-      json += "\n... (truncated; see database_specific.diff)";
+      json = Cut(json, kMaxDetailsDiff) + "\n... (truncated; see database_specific.diff)";
     }
     md += Fence(json, "json");
+  }
+  if (c.kind == diff::ChangeKind::kChatTemplate && c.details.is_object()) {
+    const auto rendered = c.details.find("rendered");
+    if (rendered != c.details.end()) md += RenderedPrompts(*rendered);
   }
   if (ctx.estimate_delta)
     md += "\nMemory estimate delta:\n\n" + Fence(ctx.estimate_delta->dump(2), "json");
@@ -130,6 +211,7 @@ nlohmann::json BuildOsv(const diff::Change& c, const AdvisoryContext& ctx) {
       {"purl", "pkg:huggingface/" + ctx.repo + "@" + Lower(ctx.revision)},
       {"diff", c.details},
   };
+  if (!ctx.committed_at.empty()) specific["committed_at"] = ctx.committed_at;
   if (ctx.estimate_delta) specific["estimate_delta"] = *ctx.estimate_delta;
   return {
       {"schema_version", kOsvSchemaVersion},
@@ -150,15 +232,6 @@ nlohmann::json BuildOsv(const diff::Change& c, const AdvisoryContext& ctx) {
       {"credits", {{{"name", "hubwatch"}, {"type", "TOOL"}}}},
       {"database_specific", std::move(specific)},
   };
-}
-
-std::string Rfc3339(int64_t unix_seconds) {
-  const std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace hubwatch::advisory

@@ -28,6 +28,17 @@ constexpr Source kSources[] = {
   "add_generation_prompt": true
 }
 )json"},
+    {"rag_documents", R"json({
+  "messages": [
+    {"role": "user", "content": "Which planet has the most moons, and how many?"}
+  ],
+  "documents": [
+    {"title": "Saturn", "text": "As of 2023, Saturn has 146 confirmed moons, more than any other planet."},
+    {"title": "Jupiter", "text": "Jupiter has 95 officially recognised moons; Ganymede is the largest."}
+  ],
+  "add_generation_prompt": true
+}
+)json"},
     {"reasoning_history", R"json({
   "messages": [
     {"role": "user", "content": "What is 17 * 3?"},
