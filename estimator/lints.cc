@@ -1,5 +1,6 @@
 #include "estimator/lints.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "estimator/format.h"
@@ -157,11 +158,34 @@ void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vec
     out.push_back({LintSeverity::kError, "checkpoint_delta", msg});
   }
   if (!c.dtype_mismatches.empty()) {
-    const TensorMismatch& m = c.dtype_mismatches.front();
-    out.push_back({LintSeverity::kWarning, "checkpoint_dtype",
-                   std::to_string(c.dtype_mismatches.size()) + " tensors are stored as " +
-                       m.actual + " where torch_dtype says " + m.expected + " (first: " + m.name +
-                       ")"});
+    // One phrase per (stored, expected) pair, in order of first appearance: F16 for BF16 is not
+    // the same finding as BF16 where the FP8 checkpoint format expects F8_E4M3.
+    struct Group {
+      const TensorMismatch* first;
+      size_t count;
+    };
+    std::vector<Group> groups;
+    for (const TensorMismatch& m : c.dtype_mismatches) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& group) {
+        return group.first->actual == m.actual && group.first->expected == m.expected;
+      });
+      if (it == groups.end()) {
+        groups.push_back({&m, 1});
+      } else {
+        ++it->count;
+      }
+    }
+    std::string msg;
+    for (const Group& group : groups) {
+      const TensorMismatch& m = *group.first;
+      if (!msg.empty()) msg += "; ";
+      msg +=
+          std::to_string(group.count) + (group.count == 1 ? " tensor is" : " tensors are") +
+          " stored as " + m.actual + " where " +
+          (m.expected == g.dtype ? "torch_dtype says " + m.expected : m.expected + " is expected") +
+          " (first: " + m.name + ")";
+    }
+    out.push_back({LintSeverity::kWarning, "checkpoint_dtype", msg});
   }
 }
 

@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.h"
+#include "hubwatch/version.h"
 
 namespace hubwatch::cli {
 namespace {
@@ -181,6 +185,99 @@ TEST(CliEstimate, HelpExplainsEveryOption) {
         "--cards", "--preset", "--set", "--assume", "--json", "--markdown"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
+}
+
+// The top-level dispatch lives in main.cc, outside the hubwatch_cli library, so these tests run
+// the hubwatch executable. Its path comes from HUBWATCH_BINARY when the build defines it, else
+// it is the sibling of this test binary: both land in build/bin (CMAKE_RUNTIME_OUTPUT_DIRECTORY).
+std::string HubwatchBinary() {
+#ifdef HUBWATCH_BINARY
+  return HUBWATCH_BINARY;
+#else
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("hubwatch") : (self.parent_path() / "hubwatch").string();
+#endif
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `hubwatch ARGS...` with stdin closed; its exit code, stdout and stderr.
+Outcome RunHubwatch(const Args& args) {
+  const std::string binary = HubwatchBinary();
+  if (!std::filesystem::exists(binary)) {
+    ADD_FAILURE() << "no hubwatch executable at " << binary << " (build the hubwatch target)";
+    return {-1, "", ""};
+  }
+  const std::string base = ::testing::TempDir() + "hubwatch_cli_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string command = ShellQuote(binary);
+  for (const std::string& a : args) command += " " + ShellQuote(a);
+  command += " </dev/null >" + ShellQuote(base + ".out") + " 2>" + ShellQuote(base + ".err");
+  const int status = std::system(command.c_str());
+  Outcome r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(base + ".out"),
+            Slurp(base + ".err")};
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return r;
+}
+
+TEST(CliTopLevel, VersionPrintsTheProjectVersion) {
+  ASSERT_NE(std::string(kVersion), "");
+  const Outcome r = RunHubwatch({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, std::string("hubwatch ") + kVersion + "\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliTopLevel, HelpListsEveryCommandAndOption) {
+  const Outcome r = RunHubwatch({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind(std::string("hubwatch ") + kVersion + " - keeps watch", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("usage: hubwatch <command> [options]"), std::string::npos) << r.out;
+  for (const char* line :
+       {"\n  estimate ", "\n  chat-template ", "\n  serve ", "\n  poll-once ", "\n  history ",
+        "\n  changes ", "\n  advisories ", "\n  show ", "\n  --help ", "\n  --version "}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << "missing" << line << " in\n" << r.out;
+  }
+  for (const char* alias : {"-h", "help"}) {
+    const Outcome same = RunHubwatch({alias});
+    EXPECT_EQ(same.code, 0) << alias;
+    EXPECT_EQ(same.out, r.out) << alias;
+  }
+}
+
+TEST(CliTopLevel, NoCommandOrAnUnknownOneIsExitTwo) {
+  const Outcome none = RunHubwatch({});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("usage: hubwatch <command> [options]"), std::string::npos) << none.err;
+  const Outcome unknown = RunHubwatch({"frobnicate"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err, "hubwatch: unknown command 'frobnicate' (see hubwatch --help)\n");
+}
+
+TEST(CliTopLevel, CommandsGetTheirArgumentsAndExitCode) {
+  const Outcome help = RunHubwatch({"estimate", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.out, Estimate({"--help"}).out);
+  const Outcome json = RunHubwatch({"estimate", kGemma, "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["params"]["total"], 9241705984u);
+  const Outcome bad = RunHubwatch({"estimate", kGemma, "--frobnicate"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown option --frobnicate"), std::string::npos) << bad.err;
 }
 
 }  // namespace

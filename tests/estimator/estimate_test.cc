@@ -9,8 +9,11 @@
 namespace hubwatch {
 namespace {
 
+using testing::HeaderOf;
 using testing::ModelConfigPath;
+using testing::ReadFixture;
 using testing::ReadJsonFixture;
+using testing::TinyFp8Llama;
 
 Estimate EstimateFor(const std::string& repo, EstimateInput input = {}) {
   Result<Estimate> e = EstimateModel(ReadJsonFixture(ModelConfigPath(repo)), input);
@@ -151,6 +154,85 @@ TEST(Memory, QloraBaseIsAboutHalfAByteAndServingHonoursSlidingWindows) {
   EXPECT_DOUBLE_EQ(gemma.kv.bytes_per_sequence, 344064.0 / 2 * 4096 + 344064.0 / 2 * 8192);
 }
 
+// Phi-3-mini-4k slides every layer over 2047 tokens (config sliding_window) at a 4096 context.
+// Per token per layer: 32 KV heads x (K 96 + V 96) x 2 bytes = 12,288; 32 layers: 393,216.
+// At 4096 tokens each layer holds 2047 of them: 393,216 x 2047 = 804,913,152 bytes; at 1024,
+// below the window, all 1024: 393,216 x 1024 = 402,653,184.
+TEST(KvCache, Phi3SlidesEveryLayerOver2047Tokens) {
+  EstimateInput in;
+  in.workload.context = 4096;
+  const Estimate e = EstimateFor("microsoft/Phi-3-mini-4k-instruct", in);
+  EXPECT_EQ(e.kv.bytes_per_token, 393216.0);
+  EXPECT_EQ(e.kv.sliding_layers, 32);
+  EXPECT_EQ(e.kv.bytes_per_sequence, 804913152.0);
+  ASSERT_EQ(e.kv.layer_bytes_per_sequence.size(), 32u);
+  EXPECT_EQ(e.kv.layer_bytes_per_sequence[31], 12288.0 * 2047);
+  in.workload.context = 1024;
+  EXPECT_EQ(EstimateFor("microsoft/Phi-3-mini-4k-instruct", in).kv.bytes_per_sequence, 402653184.0);
+  // The window is what the config says: without it, every layer holds the whole context.
+  nlohmann::json full = ReadJsonFixture(ModelConfigPath("microsoft/Phi-3-mini-4k-instruct"));
+  full.erase("sliding_window");
+  in.workload.context = 4096;
+  Result<Estimate> no_window = EstimateModel(full, in);
+  ASSERT_TRUE(no_window.ok());
+  EXPECT_EQ(no_window->kv.sliding_layers, 0);
+  EXPECT_EQ(no_window->kv.bytes_per_sequence, 393216.0 * 4096);
+}
+
+// gpt2 has no torch_dtype: float32, 4 bytes for each of its 137,022,720 stored elements
+// (124,439,808 parameters + 12 causal-mask buffers of 1024 x 1024) = 548,090,880 bytes, which
+// is exactly what the real checkpoint's header spans.
+TEST(StoredBytes, Gpt2IsFloat32AndMatchesItsCheckpoint) {
+  EstimateInput in;
+  Result<SafetensorsHeader> h = ParseSafetensorsHeader(ReadFixture("safetensors/gpt2.header.json"));
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  in.headers = {*h};
+  const Estimate e = EstimateFor("openai-community/gpt2", in);
+  const std::map<std::string, uint64_t> want = {{"F32", 548090880}};
+  EXPECT_EQ(e.stored_bytes_by_dtype, want);
+  ASSERT_TRUE(e.checkpoint.has_value());
+  EXPECT_EQ(e.checkpoint->bytes_by_dtype, want);
+  EXPECT_EQ(e.checkpoint->elements_by_dtype, (std::map<std::string, uint64_t>{{"F32", 137022720}}));
+}
+
+// The one-layer FP8 llama (hidden 64, 4 heads / 2 KV heads of 16, MLP 128, vocab 256), by hand:
+//   BF16: embedding 256x64 + head 64x256 + 3 norms of 64 = 16,384 + 16,384 + 192 = 32,960
+//         elements, 65,920 bytes;
+//   F8_E4M3: q 64x64 + k 32x64 + v 32x64 + o 64x64 + gate, up 128x64 + down 64x128
+//         = 4,096 + 2,048 + 2,048 + 4,096 + 3 x 8,192 = 36,864 elements, one byte each;
+//   F32 scales, one per 32x32 block: q 2x2, k 1x2, v 1x2, o 2x2, gate 4x2, up 4x2, down 2x4
+//         = 36 scales, 144 bytes.
+TEST(StoredBytes, Fp8CheckpointByDtypeAndTheHeaderThatMatchesIt) {
+  const std::map<std::string, uint64_t> bytes = {{"BF16", 65920}, {"F32", 144}, {"F8_E4M3", 36864}};
+  Result<ModelGraph> g = BuildModelGraph(TinyFp8Llama());
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EstimateInput in;
+  in.headers = {HeaderOf(*g)};
+  Result<Estimate> e = EstimateModel(TinyFp8Llama(), in);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->params.total, 32960u + 36864u);
+  EXPECT_EQ(e->params.on_disk, 32960u + 36864u + 36u);
+  EXPECT_EQ(e->stored_bytes_by_dtype, bytes);
+  ASSERT_TRUE(e->checkpoint.has_value());
+  EXPECT_EQ(e->checkpoint->bytes_by_dtype, bytes);
+  EXPECT_EQ(e->checkpoint->elements_by_dtype,
+            (std::map<std::string, uint64_t>{{"BF16", 32960}, {"F32", 36}, {"F8_E4M3", 36864}}));
+  EXPECT_EQ(e->checkpoint->parameter_delta, 0);
+  EXPECT_EQ(e->checkpoint->extra_elements, 36u);
+
+  // A checkpoint that stores the down projection in BF16 takes 8,192 bytes more there.
+  in.headers = {HeaderOf(*g, [](const std::string& name, SafetensorsTensor& t) {
+    if (name == "model.layers.0.mlp.down_proj.weight") t.dtype = "BF16";
+    return true;
+  })};
+  Result<Estimate> bf16_down = EstimateModel(TinyFp8Llama(), in);
+  ASSERT_TRUE(bf16_down.ok());
+  EXPECT_EQ(bf16_down->checkpoint->bytes_by_dtype,
+            (std::map<std::string, uint64_t>{
+                {"BF16", 65920 + 2 * 8192}, {"F32", 144}, {"F8_E4M3", 36864 - 8192}}));
+  EXPECT_EQ(bf16_down->stored_bytes_by_dtype, bytes) << "the reference layout does not move";
+}
+
 TEST(Fit, BorderlineHoldsOnTheEstimateButNotWithTheMargin) {
   const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf");
   for (const CardFit& f : e.fit) {
@@ -199,6 +281,47 @@ TEST(Cost, RooflineSixNTokensForFullFineTune) {
     }
     EXPECT_EQ(c.steps, 15625);
   }
+}
+
+// Dollars = hours x price per card-hour x cards. gpt2 (124,439,808 parameters), default
+// workload 10 epochs x 50,000 samples x 2048 tokens = 1.024e9 tokens, on a card of 100 TFLOP/s
+// at 40% MFU for $2/h:
+//   full: 6 x 124,439,808 x 1.024e9 = 7.64558180352e17 FLOPs / 4e13 FLOP/s = 19,113.95 s
+//         = 5.309431808 h -> $10.618863616;
+//   LoRA and QLoRA: 4 N tokens, two thirds of it -> 3.539621205 h, $7.079242411.
+// A card too small for any one layer prices nothing.
+TEST(Cost, DollarsAreHoursTimesPriceTimesCards) {
+  EstimateInput in;
+  in.cards = {{"toy", "Toy", 80, 100, 2.0}, {"speck", "Speck", 0.001, 100, 2.0}};
+  const Estimate e = EstimateFor("openai-community/gpt2", in);
+  ASSERT_EQ(e.cost.size(), 6u);  // 2 cards x (full, LoRA, QLoRA)
+  for (const CostEstimate& c : e.cost) {
+    SCOPED_TRACE(c.card + " " + std::string(ModeName(c.mode)));
+    const bool full = c.mode == MemoryMode::kFullFinetune;
+    if (c.card == "toy") {
+      EXPECT_EQ(c.cards, 1);
+      EXPECT_NEAR(c.hours, full ? 5.309431808 : 3.539621205, 1e-9);
+      EXPECT_NEAR(c.usd, full ? 10.618863616 : 7.079242411, 1e-9);
+    } else {
+      EXPECT_EQ(c.cards, 0);
+      EXPECT_EQ(c.hours, 0);
+      EXPECT_EQ(c.usd, 0);
+    }
+  }
+  // Split over several A100 40GB, gemma-2-9b-it pays for every card: 6 x 9,241,705,984 x
+  // 1.024e9 FLOPs at 312 TFLOP/s x 0.4 = 126.382304 h, times $1.29, times the cards.
+  const Estimate gemma = EstimateFor("google/gemma-2-9b-it");
+  const ModeFit& fit = FitOn(gemma, "a100-40gb", MemoryMode::kFullFinetune);
+  ASSERT_TRUE(fit.split.has_value());
+  bool seen = false;
+  for (const CostEstimate& c : gemma.cost) {
+    if (c.card != "a100-40gb" || c.mode != MemoryMode::kFullFinetune) continue;
+    seen = true;
+    EXPECT_EQ(c.cards, fit.split->cards);
+    EXPECT_NEAR(c.hours, 126.382304055, 1e-6);
+    EXPECT_NEAR(c.usd, 126.382304055 * 1.29 * fit.split->cards, 1e-5);
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(Estimate, BadWorkloadAndJsonAreClearErrors) {

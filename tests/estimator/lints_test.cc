@@ -5,13 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator/architectures.h"
+#include "estimator/estimate.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
 namespace {
 
+using testing::HeaderOf;
 using testing::ModelConfigPath;
+using testing::ReadFixture;
 using testing::ReadJsonFixture;
+using testing::TinyFp8Llama;
 
 std::vector<Lint> LintsOf(const nlohmann::json& config) {
   Result<ModelGraph> g = BuildModelGraph(config);
@@ -27,6 +31,25 @@ const Lint* Find(const std::vector<Lint>& lints, const std::string& code) {
 }
 
 nlohmann::json Llama3() { return ReadJsonFixture(ModelConfigPath("meta-llama/Meta-Llama-3-8B")); }
+
+ModelGraph GraphOf(const nlohmann::json& config) {
+  Result<ModelGraph> g = BuildModelGraph(config);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+  return g.ok() ? std::move(g).value() : ModelGraph{};
+}
+
+// The lints of a whole estimate against a checkpoint of the given shards.
+std::vector<Lint> LintsWith(const nlohmann::json& config, std::vector<SafetensorsHeader> shards) {
+  EstimateInput in;
+  in.headers = std::move(shards);
+  Result<Estimate> e = EstimateModel(config, in);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  return e.ok() ? e->lints : std::vector<Lint>{};
+}
+
+testing::TensorEdit Drop(const std::string& name) {
+  return [name](const std::string& n, SafetensorsTensor&) { return n != name; };
+}
 
 TEST(Lints, CleanConfigHasNone) { EXPECT_TRUE(LintsOf(Llama3()).empty()); }
 
@@ -97,6 +120,125 @@ TEST(Lints, RopeScalingLegacyAndInvalid) {
   nlohmann::json unknown = Llama3();
   unknown["rope_scaling"] = {{"rope_type", "fancy"}};
   EXPECT_NE(Find(LintsOf(unknown), "rope_scaling_invalid"), nullptr);
+}
+
+// Falcon-7B ties its head and its checkpoint stores lm_head.weight again: expected, so only an
+// info, with the duplicate elements (vocab 65,024 x hidden 4,544 = 295,469,056).
+TEST(CheckpointLints, TiedHeadStoredAgainIsAnInfoWithItsSize) {
+  const nlohmann::json falcon = ReadJsonFixture(ModelConfigPath("tiiuae/falcon-7b"));
+  const ModelGraph g = GraphOf(falcon);
+  const std::vector<Lint> lints = LintsWith(falcon, {HeaderOf(g)});
+  const Lint* l = Find(lints, "tied_head_stored");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->severity, LintSeverity::kInfo);
+  EXPECT_EQ(l->message,
+            "embeddings are tied, and the checkpoint stores lm_head.weight again (295,469,056 "
+            "duplicate elements on disk)");
+  EXPECT_EQ(Find(lints, "checkpoint_delta"), nullptr);
+  EXPECT_EQ(Find(lints, "untied_head_missing"), nullptr);
+  // The same checkpoint without the copy: nothing to say about the head.
+  const std::vector<Lint> without = LintsWith(falcon, {HeaderOf(g, Drop("lm_head.weight"))});
+  EXPECT_EQ(Find(without, "tied_head_stored"), nullptr);
+  EXPECT_EQ(Find(without, "untied_head_missing"), nullptr);
+  EXPECT_EQ(Find(without, "checkpoint_delta"), nullptr);
+}
+
+// gpt2 ties its head and its checkpoint has none; one that does carries a separately trained
+// head that transformers would silently replace by the embedding: a warning.
+TEST(CheckpointLints, TiedConfigWithAStoredHeadIsAWarning) {
+  const nlohmann::json gpt2 = ReadJsonFixture(ModelConfigPath("openai-community/gpt2"));
+  Result<SafetensorsHeader> real =
+      ParseSafetensorsHeader(ReadFixture("safetensors/gpt2.header.json"));
+  ASSERT_TRUE(real.ok()) << real.error().message;
+  EXPECT_EQ(Find(LintsWith(gpt2, {*real}), "tied_head_stored"), nullptr);
+
+  SafetensorsHeader with_head = *real;
+  SafetensorsTensor head;
+  head.dtype = "F32";
+  head.shape = {50257, 768};
+  head.elements = 50257u * 768u;
+  head.data_begin = with_head.data_size;
+  head.data_end = head.data_begin + 4 * head.elements;
+  with_head.tensors.emplace("lm_head.weight", head);
+  const std::vector<Lint> lints = LintsWith(gpt2, {with_head});
+  const Lint* l = Find(lints, "tied_head_stored");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->severity, LintSeverity::kWarning);
+  EXPECT_EQ(l->message.rfind("tie_word_embeddings is true but the checkpoint has lm_head.weight: "
+                             "transformers ties the head to the embedding and ignores it",
+                             0),
+            0u)
+      << l->message;
+  const Lint* delta = Find(lints, "checkpoint_delta");
+  ASSERT_NE(delta, nullptr);
+  EXPECT_NE(delta->message.find("by 38597376 parameters: unexpected lm_head.weight"),
+            std::string::npos)
+      << delta->message;
+
+  // An untied model storing its head is what it should be: no lint about the head.
+  const nlohmann::json llama = Llama3();
+  EXPECT_TRUE(LintsWith(llama, {HeaderOf(GraphOf(llama))}).empty());
+}
+
+TEST(CheckpointLints, UntiedHeadMissingIsAnError) {
+  const nlohmann::json llama = Llama3();
+  const ModelGraph g = GraphOf(llama);
+  const std::vector<Lint> lints = LintsWith(llama, {HeaderOf(g, Drop("lm_head.weight"))});
+  const Lint* l = Find(lints, "untied_head_missing");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->severity, LintSeverity::kError);
+  EXPECT_EQ(l->message,
+            "tie_word_embeddings is false but the checkpoint has no lm_head.weight: transformers "
+            "would initialise the head randomly");
+  EXPECT_EQ(Find(lints, "tied_head_stored"), nullptr);
+  // Another missing tensor is a delta, not a missing head.
+  const std::vector<Lint> norm = LintsWith(llama, {HeaderOf(g, Drop("model.norm.weight"))});
+  EXPECT_EQ(Find(norm, "untied_head_missing"), nullptr);
+  ASSERT_NE(Find(norm, "checkpoint_delta"), nullptr);
+  // Tied, the same checkpoint is complete: no head expected, none missing.
+  nlohmann::json tied = llama;
+  tied["tie_word_embeddings"] = true;
+  EXPECT_TRUE(LintsWith(tied, {HeaderOf(g, Drop("lm_head.weight"))}).empty());
+}
+
+TEST(CheckpointLints, DtypeOtherThanTorchDtype) {
+  const nlohmann::json llama = Llama3();
+  const ModelGraph g = GraphOf(llama);
+  EXPECT_EQ(Find(LintsWith(llama, {HeaderOf(g)}), "checkpoint_dtype"), nullptr);
+  // Every tensor F16 where torch_dtype says bfloat16: embedding, 32 x 9 block tensors, final
+  // norm and head = 291 tensors; the first by name is lm_head.weight.
+  auto to_f16 = [](const std::string&, SafetensorsTensor& t) {
+    t.dtype = "F16";
+    return true;
+  };
+  const std::vector<Lint> lints = LintsWith(llama, {HeaderOf(g, to_f16)});
+  const Lint* l = Find(lints, "checkpoint_dtype");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->severity, LintSeverity::kWarning);
+  EXPECT_EQ(l->message,
+            "291 tensors are stored as F16 where torch_dtype says BF16 (first: lm_head.weight)");
+  EXPECT_EQ(Find(lints, "checkpoint_delta"), nullptr) << "a dtype is not a parameter delta";
+}
+
+// A fine-grained FP8 checkpoint: the block Linear weights are F8_E4M3 and their scales F32 by
+// design, so a faithful checkpoint has no dtype lint; each kind of deviation is named with its
+// own count and expected dtype.
+TEST(CheckpointLints, DtypeMismatchesOfDifferentKindsAreCountedApart) {
+  const nlohmann::json tiny = TinyFp8Llama();
+  const ModelGraph g = GraphOf(tiny);
+  EXPECT_TRUE(LintsWith(tiny, {HeaderOf(g)}).empty());
+  auto edit = [](const std::string& name, SafetensorsTensor& t) {
+    if (name == "model.embed_tokens.weight" || name == "lm_head.weight") t.dtype = "F16";
+    if (name == "model.layers.0.mlp.down_proj.weight") t.dtype = "BF16";
+    return true;
+  };
+  const std::vector<Lint> lints = LintsWith(tiny, {HeaderOf(g, edit)});
+  const Lint* l = Find(lints, "checkpoint_dtype");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->message,
+            "2 tensors are stored as F16 where torch_dtype says BF16 (first: lm_head.weight); "
+            "1 tensor is stored as BF16 where F8_E4M3 is expected (first: "
+            "model.layers.0.mlp.down_proj.weight)");
 }
 
 }  // namespace

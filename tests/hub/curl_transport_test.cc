@@ -2,6 +2,7 @@
 
 #include "tracker/hub/curl_transport.h"
 
+#include <curl/curl.h>
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
@@ -72,6 +73,17 @@ TEST_F(CurlTransportTest, GetsABodyWithHeadersAndWireCounts) {
   EXPECT_GT(r.bytes_sent, 0u);
   EXPECT_EQ(r.http_version, "1.1");
   EXPECT_EQ(transport.watched_sockets(), 0u) << "idle connections are not watched";
+}
+
+// fakehub is cleartext HTTP/1.1, so no test sees an h2 exchange (BENCHMARKS.md, Hub client).
+// What can be checked here: h2 is on by default and the linked libcurl can negotiate it, else
+// CURL_HTTP_VERSION_2TLS would silently mean HTTP/1.1 against the Hub too.
+TEST(CurlTransportHttp2, OnByDefaultAndSupportedByTheLinkedLibcurl) {
+  EXPECT_TRUE(CurlTransportOptions{}.http2);
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  ASSERT_NE(info, nullptr);
+  EXPECT_NE(info->features & CURL_VERSION_HTTP2, 0)
+      << "libcurl " << info->version << " was built without HTTP/2 (nghttp2)";
 }
 
 TEST_F(CurlTransportTest, ReusesConnectionsAndCapsThemPerHost) {
