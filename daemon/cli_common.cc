@@ -3,6 +3,8 @@
 #include <charconv>
 #include <ctime>
 
+#include "tracker/advisory/time_text.h"
+
 namespace hubwatch::cli {
 
 Status ParseCommon(const Args& args, CommonFlags& flags, std::vector<std::string>& positional,
@@ -35,26 +37,12 @@ Result<Opened> OpenStoreFromConfig(const CommonFlags& flags) {
 }
 
 Result<int64_t> ParseTime(const std::string& text) {
-  int64_t seconds = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (ec == std::errc() && end == text.data() + text.size()) return seconds;
-  std::tm tm{};
-  const char* rest = nullptr;
-  if (text.size() == 10) rest = strptime(text.c_str(), "%Y-%m-%d", &tm);
-  if (!rest) {
-    tm = {};
-    rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-    if (rest && *rest == '.') {
-      while (*++rest >= '0' && *rest <= '9') {
-      }
-    }
-    if (rest && *rest != 'Z') rest = nullptr;
-  }
-  if (!rest) {
+  std::optional<int64_t> t = advisory::ParseTime(text.size() == 10 ? text + "T00:00:00Z" : text);
+  if (!t) {
     return Error::InvalidInput("'" + text +
                                "' is not a time (RFC 3339, YYYY-MM-DD or Unix seconds)");
   }
-  return static_cast<int64_t>(timegm(&tm));
+  return *t;
 }
 
 int Fail(std::ostream& err, const std::string& command, const Error& error) {

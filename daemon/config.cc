@@ -307,17 +307,30 @@ Result<DaemonConfig> LoadConfig(const std::string& path) {
   return c;
 }
 
+namespace {
+
+// The file's text without surrounding whitespace; an empty file is an error. Never logs it.
+Result<std::optional<std::string>> ReadSecret(const std::optional<std::string>& path,
+                                              const char* what) {
+  if (!path) return std::optional<std::string>();
+  std::ifstream in(*path, std::ios::binary);
+  if (!in) return Error::Io(*path + ": cannot read the " + what + " file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    return Error::InvalidInput(*path + ": the " + what + " file is empty");
+  text = text.substr(first, text.find_last_not_of(" \t\r\n") + 1 - first);
+  return std::optional<std::string>(std::move(text));
+}
+
+}  // namespace
+
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config) {
-  if (!config.hub.token_file) return std::optional<std::string>();
-  std::ifstream in(*config.hub.token_file, std::ios::binary);
-  if (!in) return Error::Io(*config.hub.token_file + ": cannot read the token file");
-  std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front())))
-    token.erase(0, 1);
-  if (token.empty())
-    return Error::InvalidInput(*config.hub.token_file + ": the token file is empty");
-  return std::optional<std::string>(token);
+  return ReadSecret(config.hub.token_file, "token");
+}
+
+Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config) {
+  return ReadSecret(config.api.admin_token_file, "admin token");
 }
 
 }  // namespace hubwatch::cli

@@ -92,5 +92,7 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
 
 // The token from hub.token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config);
+// The admin token from admin_token_file (trimmed), if configured. Never logged.
+Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config);
 
 }  // namespace hubwatch::cli

@@ -54,20 +54,30 @@ endpoint=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/fakehub.out" | head -1)
 [ -n "$endpoint" ] || { cat "$work/fakehub.out"; exit 1; }
 
 echo hf_demo >"$work/token"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/admin.token"
+api_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+api="http://127.0.0.1:$api_port"
 repos=$(cd "$fixtures" && ls -d */*/ | sed 's#/$##' | grep -v '^tools' |
         sed 's/.*/{"id": "&"}/' | paste -sd, -)
 cat >"$work/hubwatch.json" <<JSON
 {"store": "hubwatch.db", "hub": {"endpoint": "$endpoint", "token_file": "token"},
- "repos": [$repos], "poll": {"interval_s": 3, "settle_window_s": 0}}
+ "repos": [$repos], "poll": {"interval_s": 3, "settle_window_s": 0},
+ "listen": "127.0.0.1:$api_port", "admin_token_file": "admin.token"}
 JSON
 
 config=$work/hubwatch.json
 echo "demo: fakehub replays $(( (last - first) / 86400 )) days of Hub history at ${speed}x on $endpoint"
 echo "demo: hubwatch serve --config $config   (Ctrl-C stops)"
 echo "demo: in another shell, try:"
+echo "  curl -s $api/api/v1/repos"
+echo "  curl -s '$api/api/v1/repos/meta-llama/Meta-Llama-3-8B-Instruct/changes?kind=config'"
+echo "  curl -s $api/api/v1/advisories/feed.atom"
+echo "  curl -sN $api/api/v1/stream                     # advisories as they are published"
+echo "  curl -s $api/api/v1/repos/deepseek-ai/DeepSeek-R1-Distill-Qwen-7B/badge"
+echo "  curl -s -X POST $api/v1/query -d '{\"package\": {\"name\": \"mistralai/Mistral-7B-Instruct-v0.3\"}}'"
+echo "  curl -s -H \"Authorization: Bearer \$(cat $work/admin.token)\" $api/api/v1/subscriptions"
 echo "  $build/bin/hubwatch changes --config $config --kind chat_template"
 echo "  $build/bin/hubwatch history meta-llama/Meta-Llama-3-8B-Instruct --config $config"
-echo "  $build/bin/hubwatch advisories --config $config --export $work/osv"
 
 "$build/bin/hubwatch" serve --config "$config" &
 serve_pid=$!

@@ -75,8 +75,6 @@ std::optional<HttpReply> ResolveRevision(const ApiContext& ctx, const std::strin
 std::optional<HttpReply> CheckKind(const std::string& kind);
 // The request body as a JSON value (400 when it is not JSON).
 std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::json* out);
-// Unix seconds from "2024-05-01T12:00:00Z" (fractions and offsets allowed) or decimal seconds.
-std::optional<int64_t> ParseTime(std::string_view text);
 // A string at `pointer` in `j`, "" when absent or not a string.
 std::string StringAt(const nlohmann::json& j, std::string_view pointer);
 // "http://<Host>" for links in the feed; the listen address when Host is missing or odd.

@@ -254,12 +254,10 @@ class ApiServer::Impl::Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = message.keep_alive();
     method_ = request.method;
     replied_ = false;
-    std::weak_ptr<Session> weak = shared_from_this();
+    // The reply callback owns the session: a handler that answers later (after a store write on
+    // the store thread) finds it alive; once the server stops, Send drops the reply.
     server_->router().Dispatch(
-        request,
-        [weak](HttpReply reply) {
-          if (auto self = weak.lock()) self->Send(std::move(reply));
-        },
+        request, [self = shared_from_this()](HttpReply reply) { self->Send(std::move(reply)); },
         &route_);
   }
 

@@ -8,6 +8,7 @@
 #include "daemon/api/query_params.h"
 #include "daemon/api/sse.h"
 #include "tracker/advisory/osv.h"
+#include "tracker/advisory/time_text.h"
 #include "tracker/hub/repo_id.h"
 #include "tracker/store/store.h"
 
@@ -44,7 +45,7 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
   store::Query q{.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kDefaultLimit)};
   if (std::optional<std::string> since = f.query.Get("since")) {
     const bool seq = !since->empty() && since->find_first_not_of("0123456789") == std::string::npos;
-    std::optional<int64_t> t = ParseTime(*since);
+    std::optional<int64_t> t = advisory::ParseTime(*since);
     if (!t) {
       return respond(
           BadRequest("since must be an advisory seq or a time (RFC 3339, e.g. 2024-05-01T00:00Z)"));

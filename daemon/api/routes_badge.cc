@@ -8,6 +8,7 @@
 #include "daemon/api/api_context.h"
 #include "daemon/api/badge.h"
 #include "daemon/api/query_params.h"
+#include "tracker/advisory/time_text.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -38,7 +39,7 @@ std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& 
     if (!last.ok()) return StoreFailure(last.error());
     std::optional<int64_t> changed_at;
     if (last->has_value()) {
-      changed_at = ParseTime((*last)->authored_at);
+      changed_at = advisory::ParseTime((*last)->authored_at);
       if (!changed_at) changed_at = (*last)->first_seen_at;
     }
     *badge = LastChangeBadge(kind, changed_at, ctx.now());

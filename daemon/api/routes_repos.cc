@@ -5,6 +5,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/query_params.h"
+#include "tracker/advisory/time_text.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -117,7 +118,7 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   if (std::optional<std::string> since = query.Get("since")) {
     const bool digits = since->find_first_not_of("0123456789") == std::string::npos;
     const bool hex = since->find_first_not_of("0123456789abcdef") == std::string::npos;
-    const std::optional<int64_t> time = ParseTime(*since);
+    const std::optional<int64_t> time = advisory::ParseTime(*since);
     if (hex && !time) {
       if (auto failed = ResolveRevision(ctx, repo, *since, "since", &since_sha)) {
         return respond(std::move(*failed));

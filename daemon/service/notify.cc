@@ -54,8 +54,10 @@ Status Notifier::Send(std::string_view message) const {
   Status result;
   if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), len) != 0) {
     result = Error::Io(std::string("notify: connect: ") + std::strerror(errno));
-  } else if (write(fd, message.data(), message.size()) != static_cast<ssize_t>(message.size())) {
-    result = Error::Io(std::string("notify: write: ") + std::strerror(errno));
+  } else if (send(fd, message.data(), message.size(), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+             static_cast<ssize_t>(message.size())) {
+    // Never blocks the event loop: a manager that stopped reading loses the message instead.
+    result = Error::Io(std::string("notify: send: ") + std::strerror(errno));
   }
   close(fd);
   return result;

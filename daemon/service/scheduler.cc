@@ -24,8 +24,22 @@ int64_t Scheduler::used_in_window(int64_t now) const {
   return used_;
 }
 
+void Scheduler::ObserveHub(std::optional<int64_t> paused_until, std::optional<int64_t> quota,
+                           std::optional<int64_t> window_s) {
+  hub_paused_until_ = paused_until;
+  if (quota && window_s && *window_s > 0) {
+    // 80% of the Hub's rate, over our own window; at least 1 so polling never stops for good.
+    hub_budget_ = std::max<int64_t>(1, *quota * 4 * options_.window_s / (5 * *window_s));
+  }
+}
+
+int64_t Scheduler::budget() const {
+  return hub_budget_ ? std::min(options_.quota, *hub_budget_) : options_.quota;
+}
+
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   Roll(now);
+  if (hub_paused_until_ && now < *hub_paused_until_) return {};
   std::vector<std::pair<int64_t, std::string>> due;
   for (const auto& [repo, at] : due_) {
     if (at <= now && !in_flight_.count(repo)) due.emplace_back(at, repo);
@@ -34,7 +48,7 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   std::vector<std::string> out;
   for (const auto& [at, repo] : due) {
     if (in_flight_.size() >= static_cast<size_t>(options_.max_concurrent)) break;
-    if (used_ >= options_.quota) break;
+    if (used_ >= budget()) break;
     in_flight_.insert(repo);
     out.push_back(repo);
   }
@@ -57,7 +71,8 @@ std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
     if (in_flight_.count(repo)) continue;
     wake = std::min(wake.value_or(at), at);
   }
-  if (wake && *wake <= now && used_ >= options_.quota) return window_start_ + options_.window_s;
+  if (wake && *wake <= now && used_ >= budget()) return window_start_ + options_.window_s;
+  if (wake && hub_paused_until_ && *wake < *hub_paused_until_) return *hub_paused_until_;
   return wake;
 }
 

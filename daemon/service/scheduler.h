@@ -8,8 +8,10 @@
 //     they do not all fire together: a repo's slots are phase + k * interval
 //   - at most max_concurrent polls run at once
 //   - the requests polls make count against a fixed window (window_s); when the window's quota
-//     is spent nothing starts until the next window (the Hub's own RateLimit headers pause the
-//     client too; this keeps hubwatch below its configured share)
+//     is spent nothing starts until the next window
+//   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
+//     bucket nothing starts, and a Hub quota below the configured one lowers the budget to 80%
+//     of the Hub's (scaled to window_s)
 // Not thread-safe: the service uses it from the network thread.
 
 #include <cstdint>
@@ -40,6 +42,9 @@ class Scheduler {
   bool tracked(const std::string& repo) const { return due_.count(repo) != 0; }
   size_t size() const { return due_.size(); }
   size_t in_flight() const { return in_flight_.size(); }
+  bool polling(const std::string& repo) const { return in_flight_.count(repo) != 0; }
+  // Every tracked repo and its next poll time.
+  const std::map<std::string, int64_t>& due() const { return due_; }
 
   // Repos to start now, the longest-due first, within the concurrency cap and the budget. They
   // count as in flight until Finished().
@@ -52,6 +57,13 @@ class Scheduler {
   // The next time something may start: a due time, or the window's end when the budget is
   // spent; nullopt when nothing is tracked.
   std::optional<int64_t> NextWake(int64_t now) const;
+
+  // The Hub's last word on the api bucket: `paused_until` (Unix seconds) while its quota is spent;
+  // `quota` requests per `window_s` seconds when it announced a policy.
+  void ObserveHub(std::optional<int64_t> paused_until, std::optional<int64_t> quota,
+                  std::optional<int64_t> window_s);
+  // The budget per window in force: the configured quota, or less after ObserveHub.
+  int64_t budget() const;
 
   int64_t used_in_window(int64_t now) const;
   std::optional<int64_t> next_poll_at(const std::string& repo) const;
@@ -69,6 +81,8 @@ class Scheduler {
   std::set<std::string> in_flight_;
   mutable int64_t window_start_ = 0;
   mutable int64_t used_ = 0;
+  std::optional<int64_t> hub_paused_until_;
+  std::optional<int64_t> hub_budget_;  // 80% of the Hub's quota, per window_s
 };
 
 }  // namespace hubwatch::service

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -10,9 +11,13 @@
 #include <chrono>
 #include <csignal>
 
+#include "daemon/api/api_server.h"
+#include "daemon/subscriptions/webhooks.h"
 #include "metrics.h"
 #include "notify.h"
+#include "poll_metrics.h"
 #include "scheduler.h"
+#include "service_control.h"
 #include "service_etag_cache.h"
 #include "store_access.h"
 #include "tracker/hub/client.h"
@@ -37,7 +42,7 @@ int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
 
 }  // namespace
 
-class Service::Impl {
+class Service::Impl final : public ServiceControl {
  public:
   Impl(ServiceOptions options, const Notifier& notifier)
       : options_(std::move(options)),
@@ -57,6 +62,8 @@ class Service::Impl {
     if (!access.ok()) return Fatal(access.error().message);
     store_ = std::move(access).value();
     log_->info("store {} open (schema version {})", config.store, store::Store::SchemaVersion());
+    webhooks_ = std::make_unique<subscriptions::Webhooks>(
+        io_, *store_, metrics_, [this](std::string_view line) { log_->info("{}", line); });
 
     Result<hub::HubSettings> settings = HubSettings(config);
     if (!settings.ok()) return Fatal(settings.error().message);
@@ -67,20 +74,28 @@ class Service::Impl {
     client.settings = std::move(settings).value();
     client.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
     client.log = [this](std::string_view line) { log_->debug("hub: {}", line); };
+    const std::string hub_url = client.settings.endpoint;
     hub_ = std::make_unique<hub::HubStack>(io_, std::move(client),
                                            std::make_unique<ServiceEtagCache>(*store_, &WallNow));
 
     ApplyConfig(config);
     if (Status s = SyncRepos(config); !s.ok()) return Fatal(s.error().message);
+    if (Status s = Await([&](auto done) { webhooks_->Start(config, std::move(done)); }); !s.ok()) {
+      return Fatal(s.error().message);
+    }
+    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error().message);
 
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
     Tick();
     StartWatchdog();
     ReportStatus();
+    ready_ = true;
     (void)notify_.Ready();
-    log_->info("ready: watching {} repos every {} s", scheduler_.size(),
-               scheduler_.options().interval_s);
+    log_->info("ready: watching {} repos every {} s; API on {}:{}", scheduler_.size(),
+               scheduler_.options().interval_s, ListenHost(config.api.listen), api_port_.load());
     io_.run();
+    api_.reset();
+    webhooks_.reset();
     store_->Shutdown();
     log_->info("stopped");
     return exit_code_;
@@ -90,12 +105,79 @@ class Service::Impl {
     boost::asio::post(io_, [this] { BeginStop("stop requested"); });
   }
 
+  uint16_t api_port() const { return api_port_.load(); }
+
+  // ServiceControl, for the API (network thread).
+  void RepoAdded(const std::string& id) override {
+    if (stopping_) return;
+    scheduler_.Track(id, 0);
+    UpdateRepoGauge();
+    RearmTick();
+  }
+  void RepoRemoved(const std::string& id) override {
+    scheduler_.Untrack(id);
+    UpdateRepoGauge();
+  }
+  bool ready() const override { return ready_ && !stopping_; }
+  std::string status_line() const override { return StatusLine(); }
+  std::vector<RepoSchedule> schedule() const override {
+    std::vector<RepoSchedule> out;
+    for (const auto& [repo, at] : scheduler_.due()) {
+      out.push_back({repo, at, scheduler_.polling(repo)});
+    }
+    return out;
+  }
+
  private:
   int Fatal(const std::string& why) {
     log_->error("{}", why);
     (void)notify_.Send("STATUS=failed: " + why);
+    api_.reset();
+    if (webhooks_) webhooks_->Stop();
+    webhooks_.reset();
     if (store_) store_->Shutdown();
     return 1;
+  }
+
+  // Runs the loop until `start`'s completion is called (startup only, before io_.run()).
+  template <class Start>
+  Status Await(Start start) {
+    std::optional<Status> done;
+    start([&done](Status s) { done = s; });
+    while (!done) {
+      io_.restart();  // run_one() stops the context when it runs out of work
+      io_.run_one();
+    }
+    io_.restart();
+    return *done;
+  }
+
+  static std::string ListenHost(const std::string& listen) {
+    return listen.substr(0, listen.rfind(':'));
+  }
+
+  Status StartApi(const cli::DaemonConfig& config, const std::string& hub_url) {
+    Result<std::optional<std::string>> admin = cli::ReadAdminToken(config);
+    if (!admin.ok()) return admin.error();
+    api::ApiDeps deps;
+    deps.io = &io_;
+    deps.store = store_.get();
+    deps.metrics = &metrics_;
+    deps.control = this;
+    deps.subscriptions = webhooks_->handler();
+    deps.admin_token = *admin;
+    deps.hub_url = hub_url;
+    Result<std::unique_ptr<api::ApiServer>> api = api::ApiServer::Start(config.api, deps);
+    if (!api.ok()) return Error::Io("API on " + config.api.listen + ": " + api.error().message);
+    api_ = std::move(api).value();
+    api_port_ = api_->port();
+    if (!*admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
+    return Status::Ok();
+  }
+
+  void UpdateRepoGauge() {
+    metrics_.gauge("hubwatch_repos", "tracked repositories")
+        .Set(static_cast<double>(scheduler_.size()));
   }
 
   static Result<hub::HubSettings> HubSettings(const cli::DaemonConfig& config) {
@@ -117,6 +199,8 @@ class Service::Impl {
     pipeline::PollerOptions p;
     p.interval_s = config.poll.interval_s;
     p.advise_cosmetic = config.poll.advise_cosmetic;
+    p.settle_window_s = config.poll.settle_window_s;
+    p.outbox_targets = webhooks_->outbox_targets();
     p.log = [this](std::string_view line) { log_->info("{}", line); };
     p.offload = [this](std::function<void()> work, std::function<void()> then) {
       store_->Write(
@@ -137,33 +221,28 @@ class Service::Impl {
 
   // Adds the config's repos to the store (new ones, or new refs), then tracks every stored repo.
   Status SyncRepos(const cli::DaemonConfig& config) {
-    std::optional<Status> done;
     const int64_t now = WallNow();
-    store_->Write(
-        [repos = config.repos, now](store::Store& w) -> Status {
-          for (const cli::RepoConfig& r : repos) {
-            store::RepoRecord record;
-            record.id = r.id;
-            record.refs = r.refs;
-            record.added_at = now;
-            if (Status s = w.AddRepo(record); !s.ok()) return s;
-          }
-          return Status::Ok();
-        },
-        [&done](Status s) { done = s; });
-    while (!done) {
-      io_.restart();  // run_one() stops the context when it runs out of work
-      io_.run_one();
-    }
-    io_.restart();
-    if (!done->ok()) return *done;
+    Status added = Await([&](auto done) {
+      store_->Write(
+          [repos = config.repos, now](store::Store& w) -> Status {
+            for (const cli::RepoConfig& r : repos) {
+              store::RepoRecord record;
+              record.id = r.id;
+              record.refs = r.refs;
+              record.added_at = now;
+              if (Status s = w.AddRepo(record); !s.ok()) return s;
+            }
+            return Status::Ok();
+          },
+          std::move(done));
+    });
+    if (!added.ok()) return added;
     Result<std::vector<store::RepoRecord>> repos = store_->reads().ListRepos();
     if (!repos.ok()) return repos.error();
     for (const store::RepoRecord& r : *repos) {
       if (!scheduler_.tracked(r.id)) scheduler_.Track(r.id, r.next_poll_at);
     }
-    metrics_.gauge("hubwatch_repos", "tracked repositories")
-        .Set(static_cast<double>(scheduler_.size()));
+    UpdateRepoGauge();
     return Status::Ok();
   }
 
@@ -183,26 +262,10 @@ class Service::Impl {
   void StartPoll(const std::string& repo) {
     const auto started = std::chrono::steady_clock::now();
     poller_->Poll(repo, [this, repo, started](pipeline::PollReport r) {
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      metrics_
-          .histogram("hubwatch_poll_seconds", "time to poll one repo, ingestion included",
-                     {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60})
-          .Observe(seconds);
-      metrics_
-          .counter("hubwatch_polls_total", "polls by outcome",
-                   {{"outcome", r.ok          ? "ok"
-                                : r.abandoned ? "abandoned"
-                                              : "error"}})
-          .Add();
-      metrics_.counter("hubwatch_revisions_ingested_total", "revisions ingested")
-          .Add(static_cast<uint64_t>(r.revisions));
-      metrics_.counter("hubwatch_changes_total", "changes recorded")
-          .Add(static_cast<uint64_t>(r.changes));
-      metrics_.counter("hubwatch_advisories_total", "advisories recorded")
-          .Add(static_cast<uint64_t>(r.advisories));
-      metrics_.counter("hubwatch_hub_bytes_received_total", "bytes received from the Hub")
-          .Add(r.stats.bytes_received);
+      poll_metrics_.RecordPoll(
+          r, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      poll_metrics_.SyncHub(hub_->client().accounting());
+      ObserveHubBudget();
       if (!r.ok && !r.abandoned) {
         ++errors_;
         log_->warn("{}: {} ({}), next poll in {} s", repo, r.error, store::RepoStateName(r.state),
@@ -217,8 +280,12 @@ class Service::Impl {
       scheduler_.Finished(
           repo, r.next_poll_at ? r.next_poll_at : WallNow() + scheduler_.options().interval_s,
           r.stats.requests, WallNow());
-      if (r.advisories > 0) {
-        for (const auto& listener : on_new_advisories_) listener();
+      // A burst publishes when it settles, not at the repo's next slot.
+      const std::optional<int64_t> next = scheduler_.next_poll_at(repo);
+      if (r.settles_at && next && *r.settles_at < *next) scheduler_.Track(repo, *r.settles_at);
+      if (r.published > 0) {
+        if (api_) api_->OnNewAdvisories();
+        if (webhooks_) webhooks_->Kick();
       }
       if (stopping_) {
         MaybeFinishStop();
@@ -226,6 +293,17 @@ class Service::Impl {
         boost::asio::post(io_, [this] { RearmTick(); });
       }
     });
+  }
+
+  // The scheduler follows the Hub's RateLimit headers for the api bucket.
+  void ObserveHubBudget() {
+    const hub::BucketStatus api = hub_->client().bucket_status("api");
+    std::optional<int64_t> paused_until;
+    if (api.paused_until) {
+      const auto left = *api.paused_until - std::chrono::steady_clock::now();
+      paused_until = WallNow() + std::chrono::ceil<std::chrono::seconds>(left).count();
+    }
+    scheduler_.ObserveHub(paused_until, api.quota, api.window_seconds);
   }
 
   void RearmTick() {
@@ -254,6 +332,17 @@ class Service::Impl {
         .Set(static_cast<double>(store_->pending_writes()));
     metrics_.gauge("hubwatch_polls_in_flight", "polls running")
         .Set(static_cast<double>(scheduler_.in_flight()));
+    if (Result<int64_t> pending = store_->reads().CountPendingDeliveries(); pending.ok()) {
+      metrics_.gauge("hubwatch_outbox_pending", "webhook deliveries not yet delivered or failed")
+          .Set(static_cast<double>(*pending));
+    }
+    if (Result<std::vector<store::Store::HeldBurst>> held = store_->reads().HeldBursts();
+        held.ok()) {
+      int64_t n = 0;
+      for (const store::Store::HeldBurst& b : *held) n += b.advisories;
+      metrics_.gauge("hubwatch_advisories_held", "advisories waiting for their burst to settle")
+          .Set(static_cast<double>(n));
+    }
     status_.expires_after(kStatusEvery);
     status_.async_wait([this](auto ec) {
       if (!ec) ReportStatus();
@@ -290,6 +379,9 @@ class Service::Impl {
       if (Status s = SyncRepos(options_.config); !s.ok()) {
         log_->error("reload: {}", s.error().message);
       }
+      webhooks_->Reload(options_.config, [this](Status s) {
+        if (!s.ok()) log_->error("reload: subscriptions unchanged: {}", s.error().message);
+      });
       log_->info("reloaded: watching {} repos every {} s", scheduler_.size(),
                  scheduler_.options().interval_s);
       RearmTick();
@@ -308,7 +400,8 @@ class Service::Impl {
     tick_.cancel();
     watchdog_.cancel();
     status_.cancel();
-    for (const auto& listener : on_stop_) listener();
+    if (api_) api_->Stop();
+    webhooks_->Stop();
     hub_->client().Shutdown();
     deadline_.expires_after(kStopDeadline);
     deadline_.async_wait([this](auto ec) {
@@ -333,12 +426,15 @@ class Service::Impl {
   boost::asio::signal_set signals_;
   boost::asio::steady_timer tick_, watchdog_, status_, deadline_;
   Metrics metrics_;
+  PollMetrics poll_metrics_{metrics_};
   Scheduler scheduler_;
   std::unique_ptr<ThreadedStoreAccess> store_;
   std::unique_ptr<hub::HubStack> hub_;
   std::unique_ptr<pipeline::Poller> poller_;
-  std::vector<std::function<void()>> on_new_advisories_;
-  std::vector<std::function<void()>> on_stop_;
+  std::unique_ptr<subscriptions::Webhooks> webhooks_;
+  std::unique_ptr<api::ApiServer> api_;
+  std::atomic<uint16_t> api_port_{0};
+  bool ready_ = false;
   std::chrono::steady_clock::time_point last_tick_ = std::chrono::steady_clock::now();
   int64_t last_cycle_ = 0;
   int64_t errors_ = 0;
@@ -354,6 +450,6 @@ Service::Service(ServiceOptions options, const Notifier& notifier)
 Service::~Service() = default;
 int Service::Run() { return impl_->Run(); }
 void Service::Stop() { impl_->Stop(); }
-uint16_t Service::api_port() const { return 0; }
+uint16_t Service::api_port() const { return impl_->api_port(); }
 
 }  // namespace hubwatch::service

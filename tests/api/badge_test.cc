@@ -6,6 +6,7 @@
 #include "daemon/api/api_context.h"
 #include "tests/api/api_env.h"
 #include "tests/api/shields_rules.h"
+#include "tracker/advisory/time_text.h"
 
 namespace hubwatch::api::testing {
 namespace {
@@ -65,7 +66,7 @@ TEST_F(ApiTest, KindBadgeSaysWhenItLastChanged) {
   // The server's clock: two days and an hour after the newest chat template commit.
   auto last = inspect().LatestChange(kMistral, "chat_template");
   ASSERT_TRUE(last.ok() && last->has_value());
-  const std::optional<int64_t> at = ParseTime((*last)->authored_at);
+  const std::optional<int64_t> at = advisory::ParseTime((*last)->authored_at);
   ASSERT_TRUE(at.has_value()) << (*last)->authored_at;
   deps_.now = [t = *at] { return t + 2 * 86400 + 3600; };
   StartServer();

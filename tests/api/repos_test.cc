@@ -135,7 +135,8 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
   for (const auto& c : *all) templates += c.change.kind == diff::ChangeKind::kChatTemplate;
   ASSERT_GE(templates, 3u);
   EXPECT_EQ(r.json()["changes"].size(), templates);
-  for (const auto& c : r.json()["changes"]) EXPECT_EQ(c["kind"], "chat_template");
+  const nlohmann::json templates_json = r.json();  // range-for must not borrow a temporary
+  for (const auto& c : templates_json["changes"]) EXPECT_EQ(c["kind"], "chat_template");
 
   // Since a revision: exactly the changes of the revisions after it.
   const std::vector<store::RevisionRecord> revs = Revisions(kMistral);
@@ -146,7 +147,8 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.json()["changes"].size(), after);
   EXPECT_EQ(r.json()["since_revision"], pin.sha);
-  for (const auto& c : r.json()["changes"]) {
+  const nlohmann::json since_json = r.json();
+  for (const auto& c : since_json["changes"]) {
     EXPECT_TRUE(c["revision"] == revs[0].sha || c["revision"] == revs[1].sha);
   }
 

@@ -97,18 +97,6 @@ TEST(QueryParams, ParsesRepeatsAndCheckedIntegers) {
   EXPECT_FALSE(QueryParams::Parse("a=%zz").ok());
 }
 
-TEST(ParseTime, Rfc3339AndUnixSeconds) {
-  EXPECT_EQ(ParseTime("1733145155"), 1733145155);
-  EXPECT_EQ(ParseTime("2024-12-02T13:12:35Z"), 1733145155);
-  EXPECT_EQ(ParseTime("2024-12-02T13:12:35.123Z"), 1733145155);
-  EXPECT_EQ(ParseTime("2024-12-02T14:12:35+01:00"), 1733145155);
-  EXPECT_EQ(ParseTime("2024-12-02"), std::nullopt);
-  EXPECT_EQ(ParseTime("2024-13-02T13:12:35Z"), std::nullopt);
-  EXPECT_EQ(ParseTime("2024-12-02T13:12:35Zjunk"), std::nullopt);
-  EXPECT_EQ(ParseTime("yesterday"), std::nullopt);
-  EXPECT_EQ(ParseTime("-5"), std::nullopt);
-}
-
 TEST(Badge, PinMessagesCountOnlyAdvisableChanges) {
   Badge b = PinBadge("1a2b3c4d5e6f", {.cosmetic = 4, .behavioral = 2, .breaking = 1}, "");
   EXPECT_EQ(b.message, "3 changes since 1a2b3c4");

@@ -53,6 +53,34 @@ TEST(Scheduler, ASpentBudgetWaitsForTheNextWindow) {
   EXPECT_EQ(s.TakeDue(900).size(), 2u);
 }
 
+TEST(Scheduler, NothingStartsWhileTheHubPausesTheBucket) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 10, .quota = 100, .window_s = 300});
+  s.Track("a/1", 0);
+  s.ObserveHub(/*paused_until=*/1030, std::nullopt, std::nullopt);
+  EXPECT_TRUE(s.TakeDue(1000).empty());
+  EXPECT_EQ(*s.NextWake(1000), 1030);
+  EXPECT_EQ(s.TakeDue(1030), std::vector<std::string>{"a/1"});
+}
+
+TEST(Scheduler, AHubQuotaBelowTheConfiguredOneLowersTheBudget) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 10, .quota = 800, .window_s = 300});
+  EXPECT_EQ(s.budget(), 800);
+  s.ObserveHub(std::nullopt, /*quota=*/500, /*window_s=*/300);  // the anonymous api quota
+  EXPECT_EQ(s.budget(), 400);
+  s.ObserveHub(std::nullopt, /*quota=*/100, /*window_s=*/60);  // 100/min = 500 per 5 min
+  EXPECT_EQ(s.budget(), 400);
+  s.ObserveHub(std::nullopt, /*quota=*/10000, /*window_s=*/300);  // never above the configured
+  EXPECT_EQ(s.budget(), 800);
+  s.ObserveHub(std::nullopt, /*quota=*/5, /*window_s=*/300);
+  s.Track("a/1", 0);
+  s.Track("a/2", 0);
+  ASSERT_EQ(s.TakeDue(600).size(), 2u);
+  s.Finished("a/1", 0, 2, 601);
+  s.Finished("a/2", 0, 2, 601);  // 4 requests: the budget of 80% of 5
+  EXPECT_TRUE(s.TakeDue(700).empty());
+  EXPECT_EQ(*s.NextWake(700), 900);
+}
+
 TEST(Scheduler, AlignFindsTheNextSlot) {
   Scheduler s({.interval_s = 100});
   const int64_t phase = Scheduler::Phase("x/y", 100);

@@ -29,6 +29,11 @@ class PipelineTest : public ::testing::Test {
     options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
     options.users = {{kToken, "hubwatch-tests", true}};  // the gated fixtures need a login
     options.extra_repos = std::move(extra_repos_);
+    if (replay_start_) {  // a frozen replay clock: tests move it with AdvanceReplayClock
+      options.mode = fakehub::Mode::kReplay;
+      options.replay_start = replay_start_;
+      options.speed = 0;
+    }
     auto hub = fakehub::FakeHub::Start(std::move(options));
     ASSERT_TRUE(hub.ok()) << hub.error().message;
     fakehub_ = std::move(hub).value();
@@ -132,6 +137,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   std::vector<fakehub::Repo> extra_repos_;  // served besides the fixtures (set before SetUp)
+  std::optional<int64_t> replay_start_;     // set before SetUp: replay mode, clock stopped here
   boost::asio::io_context io_;
   std::unique_ptr<fakehub::FakeHub> fakehub_;
   std::unique_ptr<hub::HubStack> stack_;

@@ -93,6 +93,35 @@ TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
   (void)gated;
 }
 
+TEST_F(PipelineTest, ARenameIsFollowedAndRecorded) {
+  // Renamed before the first poll: every call follows the Hub's 307 to the new id, and the
+  // whole history is ingested under the id the user tracks.
+  ASSERT_TRUE(fakehub_->RenameRepo("meta-llama/Meta-Llama-3-8B", "meta-llama/Llama-3-8B").ok());
+  Track("meta-llama/Meta-Llama-3-8B");
+  const PollReport first = PollOnce("meta-llama/Meta-Llama-3-8B");
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_EQ(first.revisions, 4);
+  EXPECT_EQ(first.renamed_to, "meta-llama/Llama-3-8B");
+  EXPECT_EQ(first.state, store::RepoState::kRenamed);
+  auto repo = store_->GetRepo("meta-llama/Meta-Llama-3-8B");
+  EXPECT_EQ((*repo)->state, store::RepoState::kRenamed);
+  EXPECT_EQ((*repo)->renamed_to, "meta-llama/Llama-3-8B");
+  EXPECT_EQ((*repo)->next_poll_at, now_ + 900);  // polled as usual, not slowed down
+
+  // Renamed after ingesting: the next poll records it and ingests nothing twice.
+  Track("google/gemma-7b-it");
+  ASSERT_TRUE(PollOnce("google/gemma-7b-it").ok);
+  EXPECT_EQ((*store_->GetRepo("google/gemma-7b-it"))->state, store::RepoState::kOk);
+  ASSERT_TRUE(fakehub_->RenameRepo("google/gemma-7b-it", "google/gemma-1-7b-it").ok());
+  const PollReport renamed = PollOnce("google/gemma-7b-it");
+  ASSERT_TRUE(renamed.ok) << renamed.error;
+  EXPECT_EQ(renamed.revisions, 0);
+  EXPECT_EQ(renamed.renamed_to, "google/gemma-1-7b-it");
+  repo = store_->GetRepo("google/gemma-7b-it");
+  EXPECT_EQ((*repo)->state, store::RepoState::kRenamed);
+  EXPECT_EQ((*repo)->state_detail, "the Hub redirects it to google/gemma-1-7b-it");
+}
+
 TEST_F(PipelineTest, SuperSquashIsAHistoryChange) {
   Track("microsoft/Phi-3-mini-4k-instruct");
   ASSERT_TRUE(PollOnce("microsoft/Phi-3-mini-4k-instruct").ok);

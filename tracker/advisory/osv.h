@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "tracker/advisory/time_text.h"
 #include "tracker/diff/change.h"
 
 namespace hubwatch::advisory {
@@ -29,12 +30,13 @@ inline constexpr const char kOsvSchemaVersion[] = "1.7.5";
 inline constexpr const char kIdPrefix[] = "x_HUBWATCH-";
 
 struct AdvisoryContext {
-  std::string repo;        // "google/gemma-2-9b-it"
-  std::string revision;    // the 40-hex sha that made the change
-  std::string parent;      // the revision before it ("" for the first)
-  std::string introduced;  // where the replaced state first appeared; "0" when unknown
-  std::string published;   // RFC 3339 UTC ("...Z"): when the change was published
-  std::string modified;    // RFC 3339 UTC: when this record was last written
+  std::string repo;          // "google/gemma-2-9b-it"
+  std::string revision;      // the 40-hex sha that made the change
+  std::string parent;        // the revision before it ("" for the first)
+  std::string introduced;    // where the replaced state first appeared; "0" when unknown
+  std::string published;     // RFC 3339 UTC ("...Z"): when hubwatch published the advisory
+  std::string modified;      // RFC 3339 UTC: when this record was last written
+  std::string committed_at;  // the revision's commit time as the Hub gave it ("" if unknown)
   std::string hub_url = "https://huggingface.co";
   int ordinal = 0;  // among changes of the same kind and path in the revision
   std::optional<nlohmann::json> estimate_delta;
@@ -47,8 +49,5 @@ std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::C
 std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& context);
 
 nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& context);
-
-// Seconds since the epoch -> "2026-12-02T13:12:35Z".
-std::string Rfc3339(int64_t unix_seconds);
 
 }  // namespace hubwatch::advisory

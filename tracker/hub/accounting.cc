@@ -47,6 +47,12 @@ uint64_t Accounting::TotalRequests() const {
   return total;
 }
 
+void Accounting::ForEach(const std::function<void(RequestKind, int, uint64_t)>& fn) const {
+  for (size_t k = 0; k < kRequestKindCount; ++k) {
+    for (const auto& [status, n] : by_kind_status_[k]) fn(static_cast<RequestKind>(k), status, n);
+  }
+}
+
 std::string Accounting::Summary() const {
   std::string out;
   for (size_t k = 0; k < kRequestKindCount; ++k) {

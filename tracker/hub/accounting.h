@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -43,6 +44,8 @@ class Accounting {
   void Record(RequestKind kind, int status, uint64_t bytes_sent, uint64_t bytes_received);
   void RecordWait(std::chrono::milliseconds waited) { waited_ += waited; }
 
+  // Calls fn(kind, status, requests) for every kind and status seen, in a stable order.
+  void ForEach(const std::function<void(RequestKind, int, uint64_t)>& fn) const;
   // requests of `kind` that got `status`; status -1 means any.
   uint64_t Requests(RequestKind kind, int status = -1) const;
   uint64_t TotalRequests() const;

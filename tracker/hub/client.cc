@@ -53,6 +53,20 @@ HubResult<ResolvedFile> IdentityOf(const ExchangeResponse& exchange, const std::
   return file;
 }
 
+// "ns/name" from ".../api/models/ns/name/...", "" when the URL is not of that shape.
+std::string RepoIdOfApiUrl(const std::string& url) {
+  const std::string path = SplitUrl(url).path;
+  constexpr std::string_view kPrefix = "/api/models/";
+  const size_t at = path.find(kPrefix);
+  if (at == std::string::npos) return "";
+  const size_t ns_end = path.find('/', at + kPrefix.size());
+  if (ns_end == std::string::npos) return "";
+  const size_t name_end = path.find('/', ns_end + 1);
+  return path.substr(at + kPrefix.size(), name_end == std::string::npos
+                                              ? std::string::npos
+                                              : name_end - at - kPrefix.size());
+}
+
 }  // namespace
 
 // Follows Link rel="next" from page to page, resolving each target against the URL that
@@ -157,10 +171,12 @@ void HubClient::Refs(const std::string& repo, bool include_prs, HubCallback<Repo
       RequestKind::kRefs, ApiUrl(repo, include_prs ? "/refs?include_prs=1" : "/refs"),
       [refs](const ExchangeResponse& page, std::optional<HubError>* error) {
         HubResult<RepoRefs> parsed = ParseRefsJson(page.response.body, page.final_url);
-        if (!parsed.ok())
+        if (!parsed.ok()) {
           *error = parsed.error();
-        else
+        } else {
           *refs = std::move(parsed).value();
+          (*refs)->repo_id = RepoIdOfApiUrl(page.final_url);
+        }
         return false;
       },
       [refs, done](std::optional<HubError> error, const CallStats& stats) {

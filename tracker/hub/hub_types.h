@@ -23,6 +23,9 @@ struct RepoRefs {
   std::vector<GitRef> tags;
   std::vector<GitRef> converts;
   std::vector<GitRef> pull_requests;  // only when asked for
+  // The repo id that answered, from the final URL: another id than the one asked for when the
+  // Hub redirected a renamed repo (307 to /api/models/{new id}/refs).
+  std::string repo_id;
 };
 
 // GET /api/models/{id}/commits/{rev}, newest first.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tracker/advisory/osv.h"
+#include "tracker/advisory/time_text.h"
 #include "tracker/pipeline/estimate_step.h"
 #include "tracker/pipeline/git_blob.h"
 #include "tracker/pipeline/revision_diff.h"
@@ -48,11 +49,6 @@ store::RepoState StateFor(hub::HubErrorKind kind) {
 }
 
 // The Hub's commit dates are ISO 8601 ("2024-04-18T15:19:20.000Z"); OSV wants "...Z" UTC.
-std::string PublishedTime(const std::string& date, int64_t now) {
-  if (date.size() >= 20 && date.back() == 'Z' && date[10] == 'T') return date;
-  return advisory::Rfc3339(now);
-}
-
 }  // namespace
 
 class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
@@ -83,6 +79,13 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   };
 
   void OnRefs(const hub::RepoRefs& refs) {
+    if (!refs.repo_id.empty() && refs.repo_id != repo_) {
+      // Renamed upstream: the Hub redirects the old id, and every call here follows it.
+      report_.renamed_to = refs.repo_id;
+      if (record_.renamed_to != refs.repo_id) {
+        Log(repo_ + ": renamed upstream to " + refs.repo_id + "; following the redirect");
+      }
+    }
     for (const std::string& ref : record_.refs) {
       std::string head;
       for (const auto* list : {&refs.branches, &refs.tags}) {
@@ -158,6 +161,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   void IngestNext() {
     if (queue_.empty()) return NextRef();
+    revision_started_ = std::chrono::steady_clock::now();
     auto self = shared_from_this();
     hub::TreeOptions options;
     options.recursive = true;
@@ -287,6 +291,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     bool ingested = false;
     int changes = 0;
     int advisories = 0;
+    bool held = false;                 // the advisories wait for the burst to settle
     std::vector<std::string> lines{};  // one per change, for the log
   };
 
@@ -363,8 +368,9 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       ctx.revision = commit.id;
       ctx.parent = base_sha_;
       ctx.introduced = introduced->value_or("0");
-      ctx.published = PublishedTime(commit.date, now);
-      ctx.modified = advisory::Rfc3339(now);
+      ctx.published = advisory::Rfc3339(now);  // held ones get their publish time later
+      ctx.modified = ctx.published;
+      ctx.committed_at = commit.date;
       ctx.ordinal = ordinal;
       if (c.kind == diff::ChangeKind::kEstimate) ctx.estimate_delta = c.details["figures"];
       nlohmann::json osv = advisory::BuildOsv(c, ctx);
@@ -374,6 +380,11 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       in.advisories.push_back(std::move(a));
     }
     in.ref_heads = {{ref_, commit.id}};
+    if (const int64_t window = p_.options_.settle_window_s; window > 0) {
+      // The commit's own time when it has one (a burst is upstream's), never later than now.
+      const int64_t committed = std::min(advisory::ParseTime(commit.date).value_or(now), now);
+      in.settle_at = committed + window;
+    }
 
     if (p_.options_.before_commit) p_.options_.before_commit(repo_, commit.id);
     Result<store::IngestOutcome> r = store.Ingest(in);
@@ -382,6 +393,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     built.ingested = *r == store::IngestOutcome::kIngested;
     built.changes = static_cast<int>(in.changes.size());
     built.advisories = static_cast<int>(in.advisories.size());
+    built.held = in.settle_at.has_value();
     std::map<int, std::string> advised;
     for (const store::NewAdvisory& a : in.advisories) advised[a.change_ordinal] = a.id;
     for (size_t i = 0; i < in.changes.size(); ++i) {
@@ -416,12 +428,17 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     const hub::CommitInfo& commit = queue_.front();
     rewrite_ = false;  // the history change is recorded once, on the first revision of the new line
     if (built.ingested) {
+      report_.ingest_seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - revision_started_)
+              .count());
       ++report_.revisions;
       report_.changes += built.changes;
       report_.advisories += built.advisories;
+      if (!built.held) report_.published += built.advisories;
       Log(repo_ + "@" + commit.id.substr(0, 7) + " \"" + commit.title +
           "\": " + std::to_string(built.changes) + " change(s), " +
-          std::to_string(built.advisories) + " advisory(ies)");
+          std::to_string(built.advisories) + " advisory(ies)" +
+          (built.held && built.advisories > 0 ? " held while the burst settles" : ""));
       for (const std::string& line : built.lines) Log(line);
     }
     base_sha_ = commit.id;
@@ -431,8 +448,11 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void Finish() {
-    record_.state = store::RepoState::kOk;
-    record_.state_detail.clear();
+    record_.state = report_.renamed_to ? store::RepoState::kRenamed : store::RepoState::kOk;
+    record_.state_detail =
+        report_.renamed_to ? "the Hub redirects it to " + *report_.renamed_to : std::string();
+    record_.renamed_to = report_.renamed_to;
+    report_.state = record_.state;
     record_.consecutive_errors = 0;
     record_.last_polled_at = Now();
     record_.next_poll_at = record_.last_polled_at + p_.options_.interval_s;
@@ -440,15 +460,37 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   // Records the repo's polling state, off the loop thread when the options say so, then ends.
+  // Publishes what has settled first: a poll that failed still publishes a settled burst, and a
+  // burst still settling brings the next poll forward to its settle time.
   void Persist() {
-    report_.next_poll_at = record_.next_poll_at;
     auto self = shared_from_this();
     auto status = std::make_shared<Status>();
-    auto work = [self, status] { *status = self->Writer().UpdateRepoPoll(self->record_); };
+    auto work = [self, status] {
+      Result<store::Store::Publication> p = self->Writer().PublishSettled(self->repo_, self->Now());
+      if (!p.ok()) {
+        *status = p.error();
+        return;
+      }
+      self->released_ = static_cast<int>(p->published);
+      self->report_.published += self->released_;
+      self->report_.settles_at = p->next_settle_at;
+      if (p->next_settle_at && *p->next_settle_at < self->record_.next_poll_at) {
+        self->record_.next_poll_at = *p->next_settle_at;
+      }
+      *status = self->Writer().UpdateRepoPoll(self->record_);
+    };
     auto then = [self, status] {
+      self->report_.next_poll_at = self->record_.next_poll_at;
       if (!status->ok() && self->report_.ok) {
         self->report_.ok = false;
         self->report_.error = status->error().message;
+      }
+      if (self->released_ > 0) {
+        self->Log(self->repo_ + ": the burst settled: published " +
+                  std::to_string(self->released_) + " held advisory(ies)");
+      } else if (self->report_.settles_at) {
+        self->Log(self->repo_ + ": advisories held until the burst settles at " +
+                  advisory::Rfc3339(*self->report_.settles_at));
       }
       self->Done();
     };
@@ -517,6 +559,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   Poller& p_;
   const std::string repo_;
+  int released_ = 0;  // held advisories Persist published
+  std::chrono::steady_clock::time_point revision_started_{};
   std::function<void(PollReport)> done_;
   PollReport report_;
   store::RepoRecord record_;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ namespace hubwatch::pipeline {
 struct PollerOptions {
   int64_t interval_s = 900;
   bool advise_cosmetic = false;
+  // 0: advisories are published as their revision is ingested. Otherwise a burst of commits is
+  // ingested as it arrives but its advisories are held until no commit came for this long (by
+  // the commits' dates, clamped to now); the repo is polled again when the burst should settle,
+  // and every poll publishes what has settled (Store::PublishSettled).
+  int64_t settle_window_s = 0;
   // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
   std::function<std::vector<std::string>(const std::string& repo, const diff::Change& change)>
       outbox_targets;
@@ -53,12 +59,16 @@ struct PollReport {
   store::RepoState state = store::RepoState::kOk;
   bool head_moved = false;
   bool history_rewritten = false;
-  int revisions = 0;  // ingested by this poll
+  std::optional<std::string> renamed_to;  // the Hub redirected the repo to this id
+  int revisions = 0;                      // ingested by this poll
+  std::vector<double> ingest_seconds;     // per revision ingested: tree read to commit
   int changes = 0;
-  int advisories = 0;
-  int64_t next_poll_at = 0;  // when the repo wants its next poll (interval or backoff)
-  bool abandoned = false;    // stopped by a shutdown: nothing was recorded
-  hub::CallStats stats;      // every request this poll made
+  int advisories = 0;  // recorded (published at once or held)
+  int published = 0;   // advisories this poll published: its own unheld ones and released ones
+  std::optional<int64_t> settles_at;  // when the advisories still held for the repo settle
+  int64_t next_poll_at = 0;           // when the repo wants its next poll (interval or backoff)
+  bool abandoned = false;             // stopped by a shutdown: nothing was recorded
+  hub::CallStats stats;               // every request this poll made
 };
 
 class Poller {

@@ -75,6 +75,7 @@ struct AdvisoryRecord {
   std::string published{};  // RFC 3339 UTC
   std::string modified{};
   std::optional<std::string> withdrawn{};
+  std::optional<int64_t> ingested_at{};  // Unix seconds its revision was ingested (store v4+)
 };
 
 // An advisory to write with its revision: for the change at `change_ordinal`.
@@ -98,6 +99,9 @@ struct RevisionIngest {
   std::vector<NewAdvisory> advisories{};
   std::vector<std::pair<std::string, std::string>> ref_heads{};  // ref -> sha, after this revision
   std::vector<std::string> rewritten_away{};  // shas of this repo no longer in any ref's history
+  // Set: the advisories are held until the repo's burst settles at this time (Unix seconds)
+  // instead of being published now; see Store::PublishSettled.
+  std::optional<int64_t> settle_at{};
 };
 
 }  // namespace hubwatch::store

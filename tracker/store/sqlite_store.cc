@@ -131,6 +131,8 @@ Status Store::AddRepo(const RepoRecord& repo) {
 Status Store::RemoveRepo(const std::string& id) {
   return impl_->Transaction([&]() -> Status {
     // Advisories reference changes, which reference revisions: delete leaf first.
+    HW_PREPARE(h, "DELETE FROM held_advisories WHERE repo = ?1");
+    HW_TRY(h.Bind(1, id).Run("removing held advisories"));
     HW_PREPARE(a, "DELETE FROM advisories WHERE repo = ?1");
     HW_TRY(a.Bind(1, id).Run("removing advisories"));
     HW_PREPARE(r, "DELETE FROM repos WHERE id = ?1");
@@ -407,29 +409,7 @@ Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
                  .BindOptional(7, e.parameter_delta)
                  .Run("recording the estimate"));
     }
-    for (const NewAdvisory& a : in.advisories) {
-      if (a.change_ordinal < 0 || static_cast<size_t>(a.change_ordinal) >= change_ids.size()) {
-        return Error::InvalidInput("store: advisory " + a.id + " names no change of its revision");
-      }
-      const diff::Change& c = in.changes[static_cast<size_t>(a.change_ordinal)];
-      HW_PREPARE(q,
-                 "INSERT INTO advisories (id, seq, repo, sha, change_id, kind, osv, published, "
-                 "modified) VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM advisories), "
-                 "?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-      HW_TRY(q.Bind(1, a.id)
-                 .Bind(2, rev.repo)
-                 .Bind(3, rev.sha)
-                 .Bind(4, change_ids[static_cast<size_t>(a.change_ordinal)])
-                 .Bind(5, diff::KindName(c.kind))
-                 .Bind(6, a.osv.dump())
-                 .Bind(7, a.published)
-                 .Bind(8, a.modified)
-                 .Run("recording advisory " + a.id));
-      for (const std::string& target : a.targets) {
-        HW_PREPARE(o, "INSERT INTO outbox (advisory_id, target, created_at) VALUES (?1, ?2, ?3)");
-        HW_TRY(o.Bind(1, a.id).Bind(2, target).Bind(3, rev.first_seen_at).Run("queueing delivery"));
-      }
-    }
+    HW_TRY(RecordAdvisories(in, change_ids));
     for (const auto& [ref, sha] : in.ref_heads) {
       HW_PREPARE(q,
                  "INSERT INTO ref_heads (repo, ref, sha, updated_at) VALUES (?1, ?2, ?3, ?4) "
@@ -470,18 +450,6 @@ static ChangeRecord ReadChange(const Statement& q) {
   r.change.details = nlohmann::json::parse(q.Text(8), nullptr, false);
   r.created_at = q.Int(9);
   return r;
-}
-
-template <class Read>
-static auto Collect(Statement& q, std::string_view doing, Read read)
-    -> Result<std::vector<decltype(read(q))>> {
-  std::vector<decltype(read(q))> out;
-  while (true) {
-    Result<bool> row = q.Step(doing);
-    if (!row.ok()) return row.error();
-    if (!*row) return out;
-    out.push_back(read(q));
-  }
 }
 
 Result<std::vector<ChangeRecord>> Store::ListChanges(const Query& query) {
@@ -557,48 +525,6 @@ Result<std::optional<EstimateRecord>> Store::LatestEstimate(const std::string& r
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<EstimateRecord>();
   return std::optional<EstimateRecord>(ReadEstimate(q));
-}
-
-constexpr const char kAdvisoryColumns[] =
-    "SELECT id, seq, repo, sha, change_id, kind, osv, published, modified, withdrawn "
-    "FROM advisories ";
-
-static AdvisoryRecord ReadAdvisory(const Statement& q) {
-  AdvisoryRecord r;
-  r.id = q.Text(0);
-  r.seq = q.Int(1);
-  r.repo = q.Text(2);
-  r.sha = q.Text(3);
-  r.change_id = q.Int(4);
-  r.kind = q.Text(5);
-  r.osv = nlohmann::json::parse(q.Text(6), nullptr, false);
-  r.published = q.Text(7);
-  r.modified = q.Text(8);
-  r.withdrawn = q.OptionalText(9);
-  return r;
-}
-
-Result<std::vector<AdvisoryRecord>> Store::ListAdvisories(const Query& query) {
-  static const std::string sql = std::string(kAdvisoryColumns) +
-                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-                                 "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5";
-  HW_PREPARE(q, sql);
-  q.Bind(1, query.repo)
-      .Bind(2, query.kind)
-      .Bind(3, query.since)
-      .Bind(4, query.since_time)
-      .Bind(5, query.limit > 0 ? query.limit : int64_t{-1});
-  return Collect(q, "listing advisories", ReadAdvisory);
-}
-
-Result<std::optional<AdvisoryRecord>> Store::GetAdvisory(const std::string& id) {
-  static const std::string sql = std::string(kAdvisoryColumns) + "WHERE id = ?1";
-  HW_PREPARE(q, sql);
-  q.Bind(1, id);
-  Result<bool> row = q.Step("reading advisory");
-  if (!row.ok()) return row.error();
-  if (!*row) return std::optional<AdvisoryRecord>();
-  return std::optional<AdvisoryRecord>(ReadAdvisory(q));
 }
 
 Result<std::optional<Store::CachedResponse>> Store::GetHttpCache(const std::string& url) {

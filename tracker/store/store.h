@@ -246,8 +246,30 @@ class Store {
   // Holds the pending rows of `advisory_id` until `until` at the earliest (a settling burst).
   Status DeferDeliveries(const std::string& advisory_id, int64_t until);
 
+  // --- Settling bursts ---
+  // An Ingest with settle_at holds its revision's advisories back (recorded, not yet in
+  // advisories, no outbox rows) and moves the settle time of everything held for the repo to
+  // at least settle_at: a burst settles as one (tracker/store/store_advisories.cc).
+  struct Publication {
+    int64_t published = 0;                  // advisories published by this call
+    std::optional<int64_t> next_settle_at;  // when what is still held for the repo settles
+  };
+  // Publishes `repo`'s held advisories if its burst has settled (settle_at <= now), in ingest
+  // order, in one transaction: each gets the next seq, published = modified = `now` in its row
+  // and OSV record (database_specific.ingested_at keeps the ingest time) and its outbox rows.
+  Result<Publication> PublishSettled(const std::string& repo, int64_t now);
+  struct HeldBurst {
+    std::string repo;
+    int64_t settle_at = 0;
+    int64_t advisories = 0;
+  };
+  // Every repo with held advisories, by settle time.
+  Result<std::vector<HeldBurst>> HeldBursts();
+
  private:
   explicit Store(sqlite3* db);
+  // Ingest's advisories: published at once, or held when in.settle_at is set.
+  Status RecordAdvisories(const RevisionIngest& in, const std::vector<int64_t>& change_ids);
   class Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -8,6 +8,7 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "tracker/store/sqlite_statement.h"
 #include "tracker/store/store.h"
@@ -69,5 +70,18 @@ class Store::Impl {
   Result<sqlite3_stmt*> var##_stmt = impl_->Prepare(sql); \
   if (!var##_stmt.ok()) return var##_stmt.error();        \
   Statement var(impl_->db(), *var##_stmt)
+
+// Steps `q` to the end, reading each row with `read`.
+template <class Read>
+auto Collect(Statement& q, std::string_view doing, Read read)
+    -> Result<std::vector<decltype(read(q))>> {
+  std::vector<decltype(read(q))> out;
+  while (true) {
+    Result<bool> row = q.Step(doing);
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    out.push_back(read(q));
+  }
+}
 
 }  // namespace hubwatch::store

@@ -1,0 +1,65 @@
+#include "poll_metrics.h"
+
+#include <algorithm>
+#include <string>
+
+#include "metrics.h"
+#include "tracker/hub/accounting.h"
+#include "tracker/pipeline/poller.h"
+
+namespace hubwatch::service {
+
+void PollMetrics::RecordPoll(const pipeline::PollReport& r, double seconds) {
+  metrics_
+      .histogram("hubwatch_poll_seconds", "time to poll one repo, ingestion included",
+                 {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60})
+      .Observe(seconds);
+  const char* outcome = r.ok ? "ok" : r.abandoned ? "abandoned" : "error";
+  metrics_.counter("hubwatch_polls_total", "polls by outcome", {{"outcome", outcome}}).Add();
+  metrics_.counter("hubwatch_revisions_ingested_total", "revisions ingested")
+      .Add(static_cast<uint64_t>(r.revisions));
+  Histogram& ingest = metrics_.histogram(
+      "hubwatch_ingest_seconds", "time to ingest one revision: tree read, fetches, diffs, commit",
+      {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
+  for (double s : r.ingest_seconds) ingest.Observe(s);
+  metrics_.counter("hubwatch_changes_total", "changes recorded")
+      .Add(static_cast<uint64_t>(r.changes));
+  metrics_.counter("hubwatch_advisories_total", "advisories recorded")
+      .Add(static_cast<uint64_t>(r.advisories));
+  metrics_.counter("hubwatch_advisories_published_total", "advisories published")
+      .Add(static_cast<uint64_t>(r.published));
+  if (r.history_rewritten) {
+    metrics_.counter("hubwatch_history_rewrites_total", "history rewrites seen").Add();
+  }
+}
+
+void PollMetrics::SyncHub(const hub::Accounting& accounting) {
+  accounting.ForEach([this](hub::RequestKind kind, int status, uint64_t n) {
+    uint64_t& seen = requests_seen_[{static_cast<int>(kind), status}];
+    if (n <= seen) return;
+    metrics_
+        .counter(
+            "hubwatch_hub_requests_total", "requests to the Hub by kind and status (0: none)",
+            {{"kind", std::string(hub::RequestKindName(kind))}, {"status", std::to_string(status)}})
+        .Add(n - seen);
+    seen = n;
+  });
+  auto add = [this](const char* name, const char* help, uint64_t now, uint64_t& seen) {
+    if (now > seen) metrics_.counter(name, help).Add(now - seen);
+    seen = std::max(seen, now);
+  };
+  add("hubwatch_hub_bytes_sent_total", "bytes sent to the Hub", accounting.bytes_sent(),
+      sent_seen_);
+  add("hubwatch_hub_bytes_received_total", "bytes received from the Hub",
+      accounting.bytes_received(), received_seen_);
+  const int64_t waited = accounting.waited().count();
+  if (waited > waited_ms_seen_) {
+    metrics_
+        .counter("hubwatch_hub_wait_milliseconds_total",
+                 "time Hub calls spent waiting: backoff, Retry-After and rate-limit pauses")
+        .Add(static_cast<uint64_t>(waited - waited_ms_seen_));
+    waited_ms_seen_ = waited;
+  }
+}
+
+}  // namespace hubwatch::service

@@ -1,0 +1,65 @@
+#pragma once
+
+// Webhooks: the subscription side of `hubwatch serve` in one object - the matcher the poller
+// asks for outbox targets, the admin API's subscription handler, and the deliverer draining the
+// durable outbox over a libcurl sender.
+//
+//   Start(config)   syncs the config's subscriptions into the store, loads the matcher, then
+//                   starts delivering (rows left pending by an earlier run included)
+//   Reload(config)  the same for a reloaded config; on error the running set stays
+//   Kick()          new outbox rows were committed
+//   Stop()          no new attempts; transfers in flight are cut (not counted as attempts)
+//
+// Thread safety: the network thread (the one running `io`), except outbox_targets(), which the
+// poller may call on the store thread (the matcher is thread-safe). REQUIRES: io, store and
+// metrics outlive the object; Stop() before io stops running.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/config.h"
+#include "estimator/result.h"
+#include "tracker/diff/change.h"
+
+namespace boost::asio {
+class io_context;
+}
+namespace hubwatch::api {
+class SubscriptionsHandler;
+}
+namespace hubwatch::service {
+class Metrics;
+class StoreAccess;
+}  // namespace hubwatch::service
+
+namespace hubwatch::subscriptions {
+
+class Webhooks {
+ public:
+  using Log = std::function<void(std::string_view)>;
+  Webhooks(boost::asio::io_context& io, service::StoreAccess& store, service::Metrics& metrics,
+           Log log);
+  ~Webhooks();
+  Webhooks(const Webhooks&) = delete;
+  Webhooks& operator=(const Webhooks&) = delete;
+
+  // `done` runs on the network thread; an error names the bad entry, never a secret.
+  void Start(const cli::DaemonConfig& config, std::function<void(Status)> done);
+  void Reload(const cli::DaemonConfig& config, std::function<void(Status)> done);
+  void Kick();
+  void Stop();
+
+  api::SubscriptionsHandler* handler();
+  std::function<std::vector<std::string>(const std::string&, const diff::Change&)> outbox_targets();
+
+ private:
+  struct Parts;
+  void Sync(const cli::DaemonConfig& config, std::function<void(Status)> done);
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace hubwatch::subscriptions

@@ -1,0 +1,155 @@
+#pragma once
+
+// The fixture of the `hubwatch serve` tests: fakehub with the incident fixtures on loopback, a
+// Service on a thread of its own with a scratch directory (store, token), and a notify socket
+// that reads what the service tells systemd.
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "service/log.h"
+#include "service/notify.h"
+#include "service/service.h"
+#include "tests/fakehub/fakehub.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::service::testing {
+
+constexpr const char kToken[] = "hf_service_test";
+
+// A notify socket: the datagrams the service sends, as systemd would read them.
+class NotifySocket {
+ public:
+  NotifySocket() {
+    path_ = ::testing::TempDir() + "hubwatch_notify_" + std::to_string(getpid()) + ".sock";
+    std::remove(path_.c_str());
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path_.c_str());
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    timeval tv{0, 200'000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~NotifySocket() {
+    close(fd_);
+    std::remove(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+  // Waits up to `seconds` for a datagram containing `needle`; every datagram seen is kept.
+  bool WaitFor(const std::string& needle, int seconds = 20) {
+    for (const std::string& m : seen_) {
+      if (m.find(needle) != std::string::npos && !consumed(m)) return Consume(m);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      char buf[4096];
+      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) continue;
+      seen_.emplace_back(buf, static_cast<size_t>(n));
+      if (seen_.back().find(needle) != std::string::npos) return Consume(seen_.back());
+    }
+    return false;
+  }
+
+ private:
+  bool consumed(const std::string& m) const {
+    for (const std::string& c : consumed_) {
+      if (&c == &m) return true;
+    }
+    return false;
+  }
+  bool Consume(const std::string& m) {
+    consumed_.push_back(m);
+    seen_.erase(std::find(seen_.begin(), seen_.end(), m));
+    return true;
+  }
+  std::string path_;
+  int fd_ = -1;
+  std::vector<std::string> seen_, consumed_;
+};
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fakehub::FakeHubOptions options;
+    options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
+    options.users = {{kToken, "service-tests", true}};
+    auto hub = fakehub::FakeHub::Start(std::move(options));
+    ASSERT_TRUE(hub.ok()) << hub.error().message;
+    hub_ = std::move(hub).value();
+    dir_ = ::testing::TempDir() + "hubwatch_service_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
+    std::FILE* f = std::fopen((dir_ + "/token").c_str(), "w");
+    std::fputs(kToken, f);
+    std::fclose(f);
+  }
+  // Writes `text` to dir_/name and returns the path.
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return path;
+  }
+
+  void TearDown() override {
+    if (thread_.joinable()) {
+      service_->Stop();  // a test that failed half-way must not leave the service running
+      thread_.join();
+    }
+    std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  cli::DaemonConfig Config(std::vector<std::string> repos) {
+    cli::DaemonConfig c;
+    c.path = dir_ + "/hubwatch.json";
+    c.store = dir_ + "/hubwatch.db";
+    c.hub.endpoint = hub_->endpoint();
+    c.hub.token_file = dir_ + "/token";
+    for (const std::string& r : repos) c.repos.push_back({r, {"main"}});
+    c.poll.interval_s = 3600;
+    c.poll.settle_window_s = 0;
+    c.api.listen = "127.0.0.1:0";
+    c.log.level = "warn";
+    return c;
+  }
+
+  void Start(cli::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
+             std::function<Result<cli::DaemonConfig>()> reload = nullptr) {
+    notifier_ = Notifier(notify_.path(), watchdog);
+    auto logger = MakeLogger(LogFormat::kText, config.log.level);
+    service_ =
+        std::make_unique<Service>(ServiceOptions{std::move(config), *logger, reload}, notifier_);
+    thread_ = std::thread([this] { exit_code_ = service_->Run(); });
+  }
+
+  int Join() {
+    thread_.join();
+    return exit_code_;
+  }
+
+  std::unique_ptr<store::Store> OpenStore() {
+    auto s = store::Store::Open(dir_ + "/hubwatch.db");
+    EXPECT_TRUE(s.ok());
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+
+  std::unique_ptr<fakehub::FakeHub> hub_;
+  std::string dir_;
+  NotifySocket notify_;
+  Notifier notifier_;
+  std::unique_ptr<Service> service_;
+  std::thread thread_;
+  int exit_code_ = -1;
+};
+
+}  // namespace hubwatch::service::testing
