@@ -28,6 +28,20 @@ int Priority(spdlog::level::level_enum l) {
   }
 }
 
+// At most five letters, so text lines align: trace, debug, info, warn, error, crit.
+std::string LevelName(spdlog::level::level_enum l) {
+  switch (l) {
+    case spdlog::level::warn:
+      return "warn";
+    case spdlog::level::critical:
+      return "crit";
+    default: {
+      const auto name = spdlog::level::to_string_view(l);
+      return std::string(name.data(), name.size());
+    }
+  }
+}
+
 class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
   explicit LineSink(LogFormat format) : format_(format) {}
@@ -50,15 +64,13 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
       std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
       char frac[8];
       std::snprintf(frac, sizeof frac, ".%03lldZ", static_cast<long long>(ms));
-      const auto level = spdlog::level::to_string_view(msg.level);
+      const std::string level = LevelName(msg.level);
       if (format_ == LogFormat::kJson) {
-        line = nlohmann::json{
-            {"ts", std::string(stamp) + frac},
-            {"level", std::string(level.data(), level.size())},
-            {"msg",
-             text}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        line =
+            nlohmann::json{{"ts", std::string(stamp) + frac}, {"level", level}, {"msg", text}}.dump(
+                -1, ' ', false, nlohmann::json::error_handler_t::replace);
       } else {
-        std::string lv(level.data(), level.size());
+        std::string lv = level;
         lv.resize(5, ' ');
         line = std::string(stamp) + frac + " " + lv + " " + OneLine(text);
       }
