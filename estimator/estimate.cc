@@ -65,7 +65,7 @@ Result<Estimate> EstimateModelFromText(std::string_view config_json, const Estim
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(config_json);
-  } catch (const nlohmann::json::parse_error& err) {
+  } catch (const nlohmann::json::exception& err) {  // parse_error, or out_of_range: 1e999
     return Error::InvalidInput("config.json: not valid JSON (" + std::string(err.what()) + ")");
   }
   return EstimateModel(config, input);

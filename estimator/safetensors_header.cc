@@ -114,7 +114,7 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(header_json.begin(), header_json.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
     return Bad(std::string("invalid JSON: ") + e.what());
   }
   if (!root.is_object()) return Bad("header is not a JSON object");

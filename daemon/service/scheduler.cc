@@ -40,17 +40,24 @@ int64_t Scheduler::budget() const {
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   Roll(now);
   if (hub_paused_until_ && now < *hub_paused_until_) return {};
-  std::vector<std::pair<int64_t, std::string>> due;
+  const size_t cap = static_cast<size_t>(std::max(0, options_.max_concurrent));
+  if (in_flight_.size() >= cap || used_ >= budget()) return {};
+  // Only as many as there are free slots, longest-due first (ties by id): a partial sort over
+  // pointers, so a cycle over many repos does not sort and copy every id on every call.
+  std::vector<std::pair<int64_t, const std::string*>> due;
   for (const auto& [repo, at] : due_) {
-    if (at <= now && !in_flight_.count(repo)) due.emplace_back(at, repo);
+    if (at <= now && !in_flight_.count(repo)) due.emplace_back(at, &repo);
   }
-  std::sort(due.begin(), due.end());
+  const size_t take = std::min(due.size(), cap - in_flight_.size());
+  auto earlier = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+  };
+  std::partial_sort(due.begin(), due.begin() + static_cast<std::ptrdiff_t>(take), due.end(),
+                    earlier);
   std::vector<std::string> out;
-  for (const auto& [at, repo] : due) {
-    if (in_flight_.size() >= static_cast<size_t>(options_.max_concurrent)) break;
-    if (used_ >= budget()) break;
-    in_flight_.insert(repo);
-    out.push_back(repo);
+  for (size_t i = 0; i < take && used_ < budget(); ++i) {
+    in_flight_.insert(*due[i].second);
+    out.push_back(*due[i].second);
   }
   return out;
 }

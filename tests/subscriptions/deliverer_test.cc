@@ -5,6 +5,7 @@
 #include "daemon/subscriptions/deliverer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -50,7 +51,10 @@ bool PythonVerifies(const std::vector<Receiver::Request>& requests, const std::s
                        {"signature", r.headers.at("webhook-signature")},
                        {"body_hex", Hex(r.body + body_suffix)}});
   }
-  const std::string path = ::testing::TempDir() + "hubwatch_webhooks.json";
+  // Per process and call: ctest runs the tests of this file in parallel processes.
+  static int calls = 0;
+  const std::string path = ::testing::TempDir() + "hubwatch_webhooks_" + std::to_string(getpid()) +
+                           "_" + std::to_string(++calls) + ".json";
   std::ofstream(path) << entries.dump();
   const std::string command =
       std::string("python3 ") + HUBWATCH_VERIFY_WEBHOOK_PY + " " + path + " >/dev/null";

@@ -58,7 +58,9 @@ std::optional<SectionDiff> DiffVocabSection(const Vocab& before_vocab, const Voc
   std::vector<Moved> renumbered;
   size_t scores_changed = 0;
   for (size_t i = 0; i < after->tokens.size(); ++i) {
-    const auto& [token, id] = after->tokens[i];
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const auto& token = after->tokens[i].first;
+    const int64_t id = after->tokens[i].second;
     const size_t at =
         index.Find(hash(token), [&](size_t k) { return old_tokens[k].first == token; });
     if (at == FlatIndex::kNotFound) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "tracker/hub/rate_limit.h"
@@ -307,6 +308,13 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     std::optional<std::string_view> etag = identity.Get("X-Linked-Etag");
     if (!etag) etag = response.headers.Get("ETag");
     if (!etag || etag->empty()) return;
+    // A JSON body that does not parse (cut short, a wrong Content-Length, altered on the way) is
+    // never cached: later 304s would replay it and the repo would fail until its ETag changes.
+    if (auto type = response.headers.Get("Content-Type");
+        type && type->find("json") != std::string_view::npos &&
+        !nlohmann::json::accept(response.body)) {
+      return;
+    }
     CachedResponse entry;
     entry.etag = std::string(*etag);
     entry.body = response.body;

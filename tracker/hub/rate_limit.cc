@@ -1,5 +1,6 @@
 #include "tracker/hub/rate_limit.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -51,6 +52,13 @@ int MonthIndex(std::string_view m) {
   }
   return -1;
 }
+
+// The latest second a WallTime (system_clock, 64-bit nanoseconds) can hold.
+constexpr int64_t kMaxWallSeconds =
+    std::chrono::duration_cast<std::chrono::seconds>(WallTime::duration::max()).count();
+// Retry-After is capped at 100 years: callers turn it into milliseconds and add it to the
+// current WallTime, which an unbounded delay-seconds would overflow.
+constexpr int64_t kMaxRetryAfterSeconds = int64_t{100} * 365 * 24 * 3600;
 
 }  // namespace
 
@@ -138,6 +146,9 @@ std::optional<WallTime> ParseHttpDate(std::string_view text) {
   tm.tm_sec = second;
   const time_t t = timegm(&tm);
   if (t == static_cast<time_t>(-1)) return std::nullopt;
+  // WallTime counts nanoseconds in 64 bits: it ends in 2262. Later dates (the format allows
+  // years up to 9999) would overflow from_time_t.
+  if (t > kMaxWallSeconds) return std::nullopt;
   return std::chrono::system_clock::from_time_t(t);
 }
 
@@ -146,12 +157,13 @@ std::optional<std::chrono::seconds> ParseRetryAfter(std::string_view header, Wal
   if (!header.empty() && header.find_first_not_of("0123456789") == std::string_view::npos) {
     auto v = ParseInt(header);
     if (!v) return std::nullopt;  // too many digits
-    return std::chrono::seconds(*v);
+    return std::chrono::seconds(std::min(*v, kMaxRetryAfterSeconds));
   }
   auto date = ParseHttpDate(header);
   if (!date) return std::nullopt;
   if (*date <= now) return std::chrono::seconds(0);
-  return std::chrono::ceil<std::chrono::seconds>(*date - now);
+  return std::min(std::chrono::ceil<std::chrono::seconds>(*date - now),
+                  std::chrono::seconds(kMaxRetryAfterSeconds));
 }
 
 }  // namespace hubwatch::hub
