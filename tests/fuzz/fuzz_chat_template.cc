@@ -1,24 +1,28 @@
-// libFuzzer target: the chat-template engine. It wraps tests/chat_template/fuzz_template.cc
-// (any bytes as a template, parsed and rendered on a canonical conversation with tight limits;
-// its entry point is renamed and called first) and adds invariants: parsing and rendering are
-// deterministic (same result, same text or same error, twice), a rendered prompt respects
+// libFuzzer target: the chat-template engine. Any bytes as a template, parsed with tight limits
+// and rendered on two canonical conversations (multi_turn, tool_call_and_result), each twice.
+// Invariants: parsing and rendering return (a prompt or an error, never a crash, hang or leak),
+// are deterministic (same text or same error both times), a rendered prompt respects
 // max_output_bytes, and every error has a message.
 
-#define LLVMFuzzerTestOneInput HubwatchChatTemplateFuzzOne
-#include "tests/chat_template/fuzz_template.cc"
-#undef LLVMFuzzerTestOneInput
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "tests/fuzz/fuzz_check.h"
+#include "tracker/chat_template/canonical_conversations.h"
+#include "tracker/chat_template/template.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace hubwatch::chat_template;
-  HubwatchChatTemplateFuzzOne(data, size);
-
-  static const Variables variables = [] {
+  static const std::vector<Variables> conversations = [] {
+    std::vector<Variables> out;
     for (const Conversation& c : CanonicalConversations()) {
-      if (c.name == "multi_turn") return VariablesFromJson(c.variables);
+      if (c.name == "multi_turn" || c.name == "tool_call_and_result") {
+        out.push_back(VariablesFromJson(c.variables));
+      }
     }
-    return Variables();
+    return out;
   }();
   RenderOptions options;
   options.limits.max_steps = 100'000;
@@ -30,15 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!parsed.error().message.empty(), "parse error without a message");
     return 0;
   }
-  hubwatch::Result<std::string> first = parsed->Render(variables, options);
-  hubwatch::Result<std::string> second = parsed->Render(variables, options);
-  FUZZ_CHECK(first.ok() == second.ok(), "rendering is not deterministic");
-  if (first.ok()) {
-    FUZZ_CHECK(*first == *second, "rendered prompts differ");
-    FUZZ_CHECK(first->size() <= options.limits.max_output_bytes, "output over max_output_bytes");
-  } else {
-    FUZZ_CHECK(!first.error().message.empty(), "render error without a message");
-    FUZZ_CHECK(first.error().message == second.error().message, "render errors differ");
+  for (const Variables& variables : conversations) {
+    hubwatch::Result<std::string> first = parsed->Render(variables, options);
+    hubwatch::Result<std::string> second = parsed->Render(variables, options);
+    FUZZ_CHECK(first.ok() == second.ok(), "rendering is not deterministic");
+    if (first.ok()) {
+      FUZZ_CHECK(*first == *second, "rendered prompts differ");
+      FUZZ_CHECK(first->size() <= options.limits.max_output_bytes, "output over max_output_bytes");
+    } else {
+      FUZZ_CHECK(!first.error().message.empty(), "render error without a message");
+      FUZZ_CHECK(first.error().message == second.error().message, "render errors differ");
+    }
   }
   return 0;
 }
