@@ -25,16 +25,7 @@ if [ ! -f "$build/build.ninja" ]; then cmake -S "$root" -B "$build" -G Ninja >/d
 cmake --build "$build" --target hubwatch fakehub >/dev/null
 
 fixtures=$root/tests/fixtures/hub
-read -r first last < <(python3 - "$fixtures" <<'PY'
-import glob, json, sys
-from datetime import datetime, timezone
-def t(d):
-    return int(datetime.strptime(d[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp())
-dates = sorted(c["date"] for p in glob.glob(sys.argv[1] + "/*/*/repo.json")
-               for c in json.load(open(p))["commits"])
-print(t(dates[0]), t(dates[-1]))
-PY
-)
+read -r first last < <(python3 "$root/tests/fixtures/hub/tools/replay_span.py" "$fixtures")
 speed=$(( (last - first) / seconds + 1 ))
 
 work=$(mktemp -d /tmp/hubwatch-demo.XXXXXX)
