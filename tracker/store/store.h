@@ -270,6 +270,21 @@ class Store {
   explicit Store(sqlite3* db);
   // Ingest's advisories: published at once, or held when in.settle_at is set.
   Status RecordAdvisories(const RevisionIngest& in, const std::vector<int64_t>& change_ids);
+  // One published advisory: its row (the next seq), then one outbox row per target.
+  struct PublishedRow {
+    const std::string& id;
+    const std::string& repo;
+    const std::string& sha;
+    int64_t change_id;
+    const std::string& kind;
+    const std::string& osv;  // the record as text
+    const std::string& published;
+    const std::string& modified;
+    int64_t ingested_at;
+    const std::vector<std::string>& targets;
+    int64_t queued_at;  // the outbox rows' created_at
+  };
+  Status InsertPublished(const PublishedRow& row);
   class Impl;
   std::unique_ptr<Impl> impl_;
 };

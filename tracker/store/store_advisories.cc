@@ -45,25 +45,31 @@ Status Store::RecordAdvisories(const RevisionIngest& in, const std::vector<int64
                  .Run("holding advisory " + a.id));
       continue;
     }
-    HW_PREPARE(q, kInsertAdvisory);
-    HW_TRY(q.Bind(1, a.id)
-               .Bind(2, rev.repo)
-               .Bind(3, rev.sha)
-               .Bind(4, change_id)
-               .Bind(5, kind)
-               .Bind(6, a.osv.dump())
-               .Bind(7, a.published)
-               .Bind(8, a.modified)
-               .Bind(9, rev.first_seen_at)
-               .Run("recording advisory " + a.id));
-    for (const std::string& target : a.targets) {
-      HW_PREPARE(o, kInsertOutbox);
-      HW_TRY(o.Bind(1, a.id).Bind(2, target).Bind(3, rev.first_seen_at).Run("queueing delivery"));
-    }
+    HW_TRY(InsertPublished({a.id, rev.repo, rev.sha, change_id, kind, a.osv.dump(), a.published,
+                            a.modified, rev.first_seen_at, a.targets, rev.first_seen_at}));
   }
   if (in.settle_at) {  // the burst goes on: everything held for the repo waits for this commit
     HW_PREPARE(q, "UPDATE held_advisories SET settle_at = ?2 WHERE repo = ?1 AND settle_at < ?2");
     HW_TRY(q.Bind(1, rev.repo).Bind(2, *in.settle_at).Run("extending the burst"));
+  }
+  return Status::Ok();
+}
+
+Status Store::InsertPublished(const PublishedRow& row) {
+  HW_PREPARE(q, kInsertAdvisory);
+  HW_TRY(q.Bind(1, row.id)
+             .Bind(2, row.repo)
+             .Bind(3, row.sha)
+             .Bind(4, row.change_id)
+             .Bind(5, row.kind)
+             .Bind(6, row.osv)
+             .Bind(7, row.published)
+             .Bind(8, row.modified)
+             .Bind(9, row.ingested_at)
+             .Run("publishing advisory " + row.id));
+  for (const std::string& target : row.targets) {
+    HW_PREPARE(o, kInsertOutbox);
+    HW_TRY(o.Bind(1, row.id).Bind(2, target).Bind(3, row.queued_at).Run("queueing delivery"));
   }
   return Status::Ok();
 }
@@ -98,23 +104,13 @@ Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_
       osv["published"] = when;
       osv["modified"] = when;
       osv["database_specific"]["ingested_at"] = Rfc3339(h.ingested_at);
-      HW_PREPARE(a, kInsertAdvisory);
-      HW_TRY(a.Bind(1, h.id)
-                 .Bind(2, repo)
-                 .Bind(3, h.sha)
-                 .Bind(4, h.change_id)
-                 .Bind(5, h.kind)
-                 .Bind(6, osv.dump())
-                 .Bind(7, when)
-                 .Bind(8, when)
-                 .Bind(9, h.ingested_at)
-                 .Run("publishing advisory " + h.id));
-      nlohmann::json targets = nlohmann::json::parse(h.targets, nullptr, false);
-      for (const nlohmann::json& t : targets.is_array() ? targets : nlohmann::json::array()) {
-        if (!t.is_string()) continue;
-        HW_PREPARE(o, kInsertOutbox);
-        HW_TRY(o.Bind(1, h.id).Bind(2, t.get<std::string>()).Bind(3, now).Run("queueing delivery"));
+      std::vector<std::string> targets;
+      const nlohmann::json listed = nlohmann::json::parse(h.targets, nullptr, false);
+      for (const nlohmann::json& t : listed.is_array() ? listed : nlohmann::json::array()) {
+        if (t.is_string()) targets.push_back(t.get<std::string>());
       }
+      HW_TRY(InsertPublished({h.id, repo, h.sha, h.change_id, h.kind, osv.dump(), when, when,
+                              h.ingested_at, targets, now}));
     }
     HW_PREPARE(d, "DELETE FROM held_advisories WHERE repo = ?1");
     HW_TRY(d.Bind(1, repo).Run("releasing held advisories"));
