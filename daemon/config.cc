@@ -307,30 +307,40 @@ Result<DaemonConfig> LoadConfig(const std::string& path) {
   return c;
 }
 
+Result<std::string> ReadSecretFile(const std::string& path, const std::string& where) {
+  constexpr size_t kMaxSecretFileBytes = 4096;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Io(where + ": cannot read " + path);
+  std::string text(kMaxSecretFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxSecretFileBytes) {
+    return Error::InvalidInput(where + ": " + path + " is too large");
+  }
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return Error::InvalidInput(where + ": " + path + " is empty");
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
 namespace {
 
-// The file's text without surrounding whitespace; an empty file is an error. Never logs it.
-Result<std::optional<std::string>> ReadSecret(const std::optional<std::string>& path,
-                                              const char* what) {
+Result<std::optional<std::string>> ReadOptionalSecret(const std::optional<std::string>& path,
+                                                      const std::string& where) {
   if (!path) return std::optional<std::string>();
-  std::ifstream in(*path, std::ios::binary);
-  if (!in) return Error::Io(*path + ": cannot read the " + what + " file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos)
-    return Error::InvalidInput(*path + ": the " + what + " file is empty");
-  text = text.substr(first, text.find_last_not_of(" \t\r\n") + 1 - first);
-  return std::optional<std::string>(std::move(text));
+  Result<std::string> secret = ReadSecretFile(*path, where);
+  if (!secret.ok()) return secret.error();
+  return std::optional<std::string>(std::move(secret).value());
 }
 
 }  // namespace
 
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config) {
-  return ReadSecret(config.hub.token_file, "token");
+  return ReadOptionalSecret(config.hub.token_file, "hub.token_file");
 }
 
 Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config) {
-  return ReadSecret(config.api.admin_token_file, "admin token");
+  return ReadOptionalSecret(config.api.admin_token_file, "admin_token_file");
 }
 
 }  // namespace hubwatch::cli

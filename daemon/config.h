@@ -90,6 +90,9 @@ Result<DaemonConfig> LoadConfig(const std::string& path);
 // Parses config JSON text; `base_dir` resolves relative paths ("" = as given).
 Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_dir);
 
+// A secret file's text without surrounding whitespace (at most 4 KiB; empty is an error). Errors
+// start with `where` (the config key) and name the path, never the content.
+Result<std::string> ReadSecretFile(const std::string& path, const std::string& where);
 // The token from hub.token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config);
 // The admin token from admin_token_file (trimmed), if configured. Never logged.

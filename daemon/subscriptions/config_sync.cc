@@ -1,6 +1,5 @@
 #include "daemon/subscriptions/config_sync.h"
 
-#include <fstream>
 #include <memory>
 #include <set>
 
@@ -8,27 +7,6 @@
 #include "daemon/subscriptions/target_policy.h"
 
 namespace hubwatch::subscriptions {
-namespace {
-
-constexpr size_t kMaxSecretFileBytes = 4096;
-
-Result<std::string> ReadSecretFile(const std::string& path, const std::string& where) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(where + ": cannot read " + path);
-  std::string text(kMaxSecretFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxSecretFileBytes) {
-    return Error::InvalidInput(where + ": " + path + " is too large");
-  }
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return Error::InvalidInput(where + ": " + path + " is empty");
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
-}
-
-}  // namespace
-
 Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
     const std::vector<cli::SubscriptionConfig>& entries, const cli::WebhookConfig& webhooks) {
   std::vector<store::Store::Subscription> out;
@@ -45,7 +23,7 @@ Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
     if (Status s = CheckFilters(e.repos, e.kinds, e.min_impact); !s.ok()) {
       return Error::InvalidInput(where + ": " + s.error().message);
     }
-    Result<std::string> secret = ReadSecretFile(e.secret_file, where + ".secret_file");
+    Result<std::string> secret = cli::ReadSecretFile(e.secret_file, where + ".secret_file");
     if (!secret.ok()) return secret.error();
     if (Result<std::string> key = ParseSecret(*secret); !key.ok()) {
       return Error::InvalidInput(where + ".secret_file: " + e.secret_file + ": " +
