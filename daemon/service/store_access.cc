@@ -6,8 +6,12 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace hubwatch::service {
+
+// Most writes one commit carries; bounds how long one batch holds the write lock.
+constexpr size_t kMaxBatch = 64;
 
 struct ThreadedStoreAccess::State {
   boost::asio::io_context& io;
@@ -22,23 +26,49 @@ struct ThreadedStoreAccess::State {
 
   explicit State(boost::asio::io_context& io_context) : io(io_context) {}
 
+  // Takes everything queued (up to kMaxBatch) and runs it in one transaction, so that a burst of
+  // small writes (one poll state per finished poll) costs one commit and one fsync, not one
+  // each. Each `then` runs after the commit, with its work's own status, or the commit's error
+  // when the batch was not kept. When the batch cannot start (the database is locked by
+  // another process past the busy timeout) or SQLite rolls it back on its own, the rest runs
+  // one item at a time, each with its own transaction, as it would without batching.
   void Run() {
+    std::vector<std::pair<Work, Then>> items;
+    std::vector<Status> statuses;
     while (true) {
-      std::pair<Work, Then> item;
+      items.clear();
       {
         std::unique_lock lock(mu);
         cv.wait(lock, [&] { return stopping || !queue.empty(); });
         if (queue.empty()) return;  // stopping, and everything queued is done
-        item = std::move(queue.front());
-        queue.pop_front();
+        while (!queue.empty() && items.size() < kMaxBatch) {
+          items.push_back(std::move(queue.front()));
+          queue.pop_front();
+        }
       }
-      Status s = item.first(*writer);
+      statuses.assign(items.size(), Status::Ok());
+      size_t done = 0;
+      if (items.size() > 1) {
+        Status batch = writer->Batch([&] {
+          for (; done < items.size() && writer->InTransaction(); ++done) {
+            statuses[done] = items[done].first(*writer);
+          }
+        });
+        if (!batch.ok()) {
+          for (size_t i = 0; i < done; ++i) {
+            if (statuses[i].ok()) statuses[i] = batch;
+          }
+        }
+      }
+      for (; done < items.size(); ++done) statuses[done] = items[done].first(*writer);
       {
         std::lock_guard lock(mu);
-        --pending;
+        pending -= items.size();
       }
-      if (item.second) {
-        boost::asio::post(io, [then = std::move(item.second), s]() mutable { then(s); });
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (!items[i].second) continue;
+        boost::asio::post(
+            io, [then = std::move(items[i].second), s = statuses[i]]() mutable { then(s); });
       }
     }
   }

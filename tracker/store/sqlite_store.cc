@@ -117,6 +117,16 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
   return store;
 }
 
+Status Store::Batch(const std::function<void()>& body) {
+  HW_TRY(impl_->Exec("BEGIN IMMEDIATE", "starting a batch"));
+  body();
+  Status s = impl_->Exec("COMMIT", "committing a batch");
+  if (!s.ok()) (void)impl_->Exec("ROLLBACK", "rolling back a batch");
+  return s;
+}
+
+bool Store::InTransaction() const { return !sqlite3_get_autocommit(impl_->db()); }
+
 Status Store::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
              "INSERT INTO repos (id, refs, added_at, next_poll_at) VALUES (?1, ?2, ?3, ?4) "

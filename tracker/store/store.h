@@ -12,6 +12,7 @@
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,6 +54,15 @@ class Store {
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
+
+  // Runs body() in one transaction, so that the writes of many callers share one commit (one
+  // fsync): a Transaction inside it is a savepoint. Returns the BEGIN / COMMIT status; when it
+  // is not ok nothing body wrote is kept (body does not run when BEGIN fails).
+  // REQUIRES: not already inside a transaction on this connection.
+  Status Batch(const std::function<void()>& body);
+  // Whether a transaction is open: false inside a Batch whose transaction SQLite rolled back
+  // on its own (SQLITE_FULL, SQLITE_IOERR, ...), when later writes would autocommit.
+  bool InTransaction() const;
 
   // Repositories.
   Status AddRepo(const RepoRecord& repo);    // inserts, or updates the refs of an existing one

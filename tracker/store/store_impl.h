@@ -45,9 +45,18 @@ class Store::Impl {
     return Status::Ok();
   }
 
-  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back when it fails.
+  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back when it fails. Inside an open
+  // transaction (a Store::Batch) it is a savepoint instead: a failed body undoes only its own
+  // writes, and what succeeded becomes durable when the outer transaction commits.
   template <class Body>
   Status Transaction(Body&& body) {
+    if (!sqlite3_get_autocommit(db_)) {
+      if (Status s = Exec("SAVEPOINT hw_nested", "starting a savepoint"); !s.ok()) return s;
+      Status s = body();
+      if (!s.ok()) (void)Exec("ROLLBACK TO hw_nested", "rolling back a savepoint");
+      (void)Exec("RELEASE hw_nested", "releasing a savepoint");
+      return s;
+    }
     if (Status s = Exec("BEGIN IMMEDIATE", "starting a transaction"); !s.ok()) return s;
     Status s = body();
     if (s.ok()) s = Exec("COMMIT", "committing");
