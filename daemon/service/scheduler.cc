@@ -4,11 +4,21 @@
 
 namespace hubwatch::service {
 
-void Scheduler::Track(const std::string& repo, int64_t next_poll_at) { due_[repo] = next_poll_at; }
+void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
+  auto [it, added] = due_.try_emplace(repo, next_poll_at);
+  const bool waiting = !in_flight_.count(repo);
+  if (!added) {
+    if (waiting) waiting_.erase({it->second, &it->first});
+    it->second = next_poll_at;
+  }
+  if (waiting) waiting_.insert({next_poll_at, &it->first});
+}
 
 void Scheduler::Untrack(const std::string& repo) {
-  due_.erase(repo);
-  in_flight_.erase(repo);
+  auto it = due_.find(repo);
+  if (it == due_.end()) return;
+  if (!in_flight_.erase(repo)) waiting_.erase({it->second, &it->first});
+  due_.erase(it);
 }
 
 void Scheduler::Roll(int64_t now) const {
@@ -42,22 +52,13 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   if (hub_paused_until_ && now < *hub_paused_until_) return {};
   const size_t cap = static_cast<size_t>(std::max(0, options_.max_concurrent));
   if (in_flight_.size() >= cap || used_ >= budget()) return {};
-  // Only as many as there are free slots, longest-due first (ties by id): a partial sort over
-  // pointers, so a cycle over many repos does not sort and copy every id on every call.
-  std::vector<std::pair<int64_t, const std::string*>> due;
-  for (const auto& [repo, at] : due_) {
-    if (at <= now && !in_flight_.count(repo)) due.emplace_back(at, &repo);
-  }
-  const size_t take = std::min(due.size(), cap - in_flight_.size());
-  auto earlier = [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : *a.second < *b.second;
-  };
-  std::partial_sort(due.begin(), due.begin() + static_cast<std::ptrdiff_t>(take), due.end(),
-                    earlier);
+  // Longest-due first (ties by id), only as many as there are free slots.
   std::vector<std::string> out;
-  for (size_t i = 0; i < take && used_ < budget(); ++i) {
-    in_flight_.insert(*due[i].second);
-    out.push_back(*due[i].second);
+  const size_t take = cap - in_flight_.size();
+  for (auto w = waiting_.begin(); w != waiting_.end() && w->first <= now && out.size() < take;) {
+    in_flight_.insert(*w->second);
+    out.push_back(*w->second);
+    w = waiting_.erase(w);
   }
   return out;
 }
@@ -66,20 +67,20 @@ void Scheduler::Finished(const std::string& repo, int64_t earliest_next, int64_t
                          int64_t now) {
   Roll(now);
   used_ += requests;
-  in_flight_.erase(repo);
+  const bool was_in_flight = in_flight_.erase(repo) > 0;
   auto it = due_.find(repo);
-  if (it != due_.end()) it->second = Align(repo, std::max(earliest_next, now + 1));
+  if (it == due_.end()) return;
+  if (!was_in_flight) waiting_.erase({it->second, &it->first});
+  it->second = Align(repo, std::max(earliest_next, now + 1));
+  waiting_.insert({it->second, &it->first});
 }
 
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
   Roll(now);
-  std::optional<int64_t> wake;
-  for (const auto& [repo, at] : due_) {
-    if (in_flight_.count(repo)) continue;
-    wake = std::min(wake.value_or(at), at);
-  }
-  if (wake && *wake <= now && used_ >= budget()) return window_start_ + options_.window_s;
-  if (wake && hub_paused_until_ && *wake < *hub_paused_until_) return *hub_paused_until_;
+  if (waiting_.empty()) return std::nullopt;
+  const int64_t wake = waiting_.begin()->first;
+  if (wake <= now && used_ >= budget()) return window_start_ + options_.window_s;
+  if (hub_paused_until_ && wake < *hub_paused_until_) return *hub_paused_until_;
   return wake;
 }
 

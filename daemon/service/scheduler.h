@@ -76,9 +76,20 @@ class Scheduler {
  private:
   void Roll(int64_t now) const;
 
+  // (next poll time, repo id) ordered by time, then id; the id points at due_'s key.
+  using Slot = std::pair<int64_t, const std::string*>;
+  struct SlotOrder {
+    bool operator()(const Slot& a, const Slot& b) const {
+      return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+    }
+  };
+
   SchedulerOptions options_;
   std::map<std::string, int64_t> due_;  // repo -> next poll time
   std::set<std::string> in_flight_;
+  // Every tracked repo not in flight, by next poll time: TakeDue and NextWake read its front,
+  // so a poll costs O(log n) however many repos are tracked.
+  std::set<Slot, SlotOrder> waiting_;
   mutable int64_t window_start_ = 0;
   mutable int64_t used_ = 0;
   std::optional<int64_t> hub_paused_until_;

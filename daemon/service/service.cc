@@ -211,6 +211,9 @@ class Service::Impl final : public ServiceControl {
           [then = std::move(then)](Status) { then(); });
     };
     p.writer = &store_->writer();
+    p.write_soon = [this](std::function<Status()> work) {
+      store_->WriteSoon([work = std::move(work)](store::Store&) { return work(); });
+    };
     // Running polls hold a reference to the poller: keep the one object, renew its options.
     if (poller_) {
       poller_->SetOptions(std::move(p));
@@ -330,6 +333,10 @@ class Service::Impl final : public ServiceControl {
     (void)notify_.StatusLine(StatusLine());
     metrics_.gauge("hubwatch_store_pending_writes", "writes queued for the store thread")
         .Set(static_cast<double>(store_->pending_writes()));
+    metrics_
+        .gauge("hubwatch_store_poll_time_write_failures",
+               "unchanged polls whose poll times could not be written (they are polled again)")
+        .Set(static_cast<double>(store_->failed_soon_writes()));
     metrics_.gauge("hubwatch_polls_in_flight", "polls running")
         .Set(static_cast<double>(scheduler_.in_flight()));
     if (Result<int64_t> pending = store_->reads().CountPendingDeliveries(); pending.ok()) {

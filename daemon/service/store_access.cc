@@ -19,9 +19,17 @@ struct ThreadedStoreAccess::State {
   std::unique_ptr<store::Store> writer;
   std::mutex mu;
   std::condition_variable cv;
-  std::deque<std::pair<Work, Then>> queue;
+  struct Item {
+    Work work;
+    Then then;          // may be empty
+    bool soon = false;  // from WriteSoon
+  };
+  std::deque<Item> queue;  // every queued write, in submission order
+  size_t urgent = 0;       // queued Write()s: the store thread starts at once when there is one
+  std::chrono::steady_clock::time_point soon_since{};  // when the oldest queued WriteSoon came
   bool stopping = false;
   size_t pending = 0;
+  size_t failed_soon = 0;
   std::thread thread;
 
   explicit State(boost::asio::io_context& io_context) : io(io_context) {}
@@ -33,25 +41,35 @@ struct ThreadedStoreAccess::State {
   // another process past the busy timeout) or SQLite rolls it back on its own, the rest runs
   // one item at a time, each with its own transaction, as it would without batching.
   void Run() {
-    std::vector<std::pair<Work, Then>> items;
+    std::vector<Item> items;
     std::vector<Status> statuses;
     while (true) {
       items.clear();
       {
         std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        // Wakes for a Write, for WriteSoon's that waited kSoonDelay or fill a batch, or to stop.
+        auto ready = [&] { return stopping || urgent > 0 || queue.size() >= kMaxBatch; };
+        while (!ready()) {
+          if (queue.empty()) {
+            cv.wait(lock);
+          } else if (cv.wait_until(lock, soon_since + kSoonDelay) == std::cv_status::timeout) {
+            break;
+          }
+        }
         if (queue.empty()) return;  // stopping, and everything queued is done
         while (!queue.empty() && items.size() < kMaxBatch) {
+          if (!queue.front().soon) --urgent;
           items.push_back(std::move(queue.front()));
           queue.pop_front();
         }
+        soon_since = std::chrono::steady_clock::now();
       }
       statuses.assign(items.size(), Status::Ok());
       size_t done = 0;
       if (items.size() > 1) {
         Status batch = writer->Batch([&] {
           for (; done < items.size() && writer->InTransaction(); ++done) {
-            statuses[done] = items[done].first(*writer);
+            statuses[done] = items[done].work(*writer);
           }
         });
         if (!batch.ok()) {
@@ -60,15 +78,18 @@ struct ThreadedStoreAccess::State {
           }
         }
       }
-      for (; done < items.size(); ++done) statuses[done] = items[done].first(*writer);
+      for (; done < items.size(); ++done) statuses[done] = items[done].work(*writer);
       {
         std::lock_guard lock(mu);
         pending -= items.size();
+        for (size_t i = 0; i < items.size(); ++i) {
+          if (items[i].soon && !statuses[i].ok()) ++failed_soon;
+        }
       }
       for (size_t i = 0; i < items.size(); ++i) {
-        if (!items[i].second) continue;
+        if (!items[i].then) continue;
         boost::asio::post(
-            io, [then = std::move(items[i].second), s = statuses[i]]() mutable { then(s); });
+            io, [then = std::move(items[i].then), s = statuses[i]]() mutable { then(s); });
       }
     }
   }
@@ -100,8 +121,9 @@ void ThreadedStoreAccess::Write(Work work, Then then) {
   {
     std::lock_guard lock(state_->mu);
     if (!state_->stopping) {
-      state_->queue.emplace_back(std::move(work), std::move(then));
+      state_->queue.push_back({std::move(work), std::move(then), false});
       ++state_->pending;
+      ++state_->urgent;
       state_->cv.notify_one();
       return;
     }
@@ -111,6 +133,23 @@ void ThreadedStoreAccess::Write(Work work, Then then) {
       then(Error::Io("store: shutting down, the write was not done"));
     });
   }
+}
+
+void ThreadedStoreAccess::WriteSoon(Work work) {
+  std::lock_guard lock(state_->mu);
+  if (state_->stopping) {
+    ++state_->failed_soon;
+    return;
+  }
+  if (state_->queue.empty()) state_->soon_since = std::chrono::steady_clock::now();
+  state_->queue.push_back({std::move(work), nullptr, true});
+  ++state_->pending;
+  if (state_->queue.size() == 1 || state_->queue.size() >= kMaxBatch) state_->cv.notify_one();
+}
+
+size_t ThreadedStoreAccess::failed_soon_writes() const {
+  std::lock_guard lock(state_->mu);
+  return state_->failed_soon;
 }
 
 size_t ThreadedStoreAccess::pending_writes() const {

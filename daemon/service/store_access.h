@@ -8,10 +8,14 @@
 //   Write(work, then) runs work(writer) on the store thread - one writer connection, writes
 //                     serialised in submission order - then runs then(status) back on the
 //                     network thread
+//   WriteSoon(work)   a write nobody waits for, whose loss costs only repeated work (a repo's
+//                     poll times): it joins the next batch, at most kSoonDelay later; a crash
+//                     before then loses it. Failures are counted, not reported.
 //
 // ThreadedStoreAccess is the daemon's (a worker thread); InlineStoreAccess runs everything on
 // the calling thread, for tests and one-shot commands.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,9 +38,15 @@ class StoreAccess {
   virtual store::Store& reads() = 0;
   // `then` may be empty. Work submitted after Shutdown() fails with an Io error.
   virtual void Write(Work work, Then then) = 0;
-  // Writes queued so far, for /metrics.
+  virtual void WriteSoon(Work work) = 0;
+  // Writes queued so far (WriteSoon's included), for /metrics.
   virtual size_t pending_writes() const = 0;
+  // WriteSoon writes that failed, since the start.
+  virtual size_t failed_soon_writes() const = 0;
 };
+
+// How late a WriteSoon write may be written.
+inline constexpr std::chrono::milliseconds kSoonDelay{1000};
 
 // REQUIRES: io outlives the access object; Shutdown() (or destruction) finishes queued work.
 class ThreadedStoreAccess final : public StoreAccess {
@@ -47,7 +57,9 @@ class ThreadedStoreAccess final : public StoreAccess {
   ~ThreadedStoreAccess() override;
   store::Store& reads() override;
   void Write(Work work, Then then) override;
+  void WriteSoon(Work work) override;
   size_t pending_writes() const override;
+  size_t failed_soon_writes() const override;
   // The writer connection itself. REQUIRES: used only from work running on the store thread.
   store::Store& writer();
   // Runs what is queued, then stops the store thread. Idempotent.
@@ -68,10 +80,15 @@ class InlineStoreAccess final : public StoreAccess {
     Status s = work(store_);
     if (then) then(s);
   }
+  void WriteSoon(Work work) override {
+    if (!work(store_).ok()) ++failed_soon_writes_;
+  }
   size_t pending_writes() const override { return 0; }
+  size_t failed_soon_writes() const override { return failed_soon_writes_; }
 
  private:
   store::Store& store_;
+  size_t failed_soon_writes_ = 0;
 };
 
 }  // namespace hubwatch::service

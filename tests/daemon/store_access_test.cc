@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace hubwatch::service {
@@ -189,6 +190,54 @@ TEST_F(StoreAccessTest, ALockHeldByAnotherProcessFailsEachWriteAndLosesNoneAfter
   EXPECT_TRUE(statuses_[3].ok());
   EXPECT_EQ(NextPollAt("org/a"), 10);
   EXPECT_EQ(NextPollAt("org/b"), 20);
+}
+
+TEST_F(StoreAccessTest, WriteSoonRidesAlongWithTheNextWriteInSubmissionOrder) {
+  QueueRepoWrite("org/model", 1);
+  RunThens(1);
+  auto set_next_poll = [](int64_t at) {
+    return [at](store::Store& w) {
+      Result<std::optional<store::RepoRecord>> r = w.GetRepo("org/model");
+      if (!r.ok()) return Status(r.error());
+      store::RepoRecord record = **r;
+      record.next_poll_at = at;
+      return w.UpdateRepoPoll(record);
+    };
+  };
+  access_->WriteSoon(set_next_poll(50));
+  EXPECT_EQ(access_->pending_writes(), 1u);
+  EXPECT_EQ(NextPollAt("org/model"), 1) << "a WriteSoon waits for company or for kSoonDelay";
+  QueueRepoWrite("org/model", 60);  // submitted later: must win
+  RunThens(2);
+  EXPECT_EQ(NextPollAt("org/model"), 60);
+  EXPECT_EQ(access_->pending_writes(), 0u);
+  EXPECT_EQ(access_->failed_soon_writes(), 0u);
+
+  // Alone, it is written within kSoonDelay (waited for here, not timed).
+  access_->WriteSoon(set_next_poll(70));
+  const auto deadline = std::chrono::steady_clock::now() + kSoonDelay * 10;
+  while (NextPollAt("org/model") != 70 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(NextPollAt("org/model"), 70);
+}
+
+TEST_F(StoreAccessTest, ShutdownWritesWhatWriteSoonQueuedAndCountsFailures) {
+  QueueRepoWrite("org/model", 1);
+  RunThens(1);
+  access_->WriteSoon([](store::Store& w) {
+    store::RepoRecord r;
+    r.id = "org/model";
+    r.refs = {"main"};
+    r.next_poll_at = 80;
+    return w.UpdateRepoPoll(r);
+  });
+  access_->WriteSoon([](store::Store&) { return Status(Error::Io("injected")); });
+  access_->Shutdown();
+  EXPECT_EQ(access_->failed_soon_writes(), 1u);
+  EXPECT_EQ(NextPollAt("org/model"), 80);
+  access_->WriteSoon([](store::Store&) { return Status::Ok(); });  // after Shutdown: refused
+  EXPECT_EQ(access_->failed_soon_writes(), 2u);
 }
 
 }  // namespace

@@ -34,6 +34,44 @@ TEST_F(PipelineTest, IngestsHistoryOldestFirstThenCostsOneRequest) {
   EXPECT_EQ(second.stats.requests, 1);
 }
 
+// An unchanged poll hands its poll times to write_soon (no durable write waits for it); a poll
+// that ingested, or that failed, records its state through the normal path.
+TEST_F(PipelineTest, OnlyAnUnchangedPollLeavesItsPollTimesToWriteSoon) {
+  const std::string repo = "meta-llama/Meta-Llama-3-8B-Instruct";
+  Track(repo);
+  std::vector<std::function<Status()>> soon;
+  PollerOptions options;
+  options.write_soon = [&](std::function<Status()> work) { soon.push_back(std::move(work)); };
+  now_ = 1000;
+  ASSERT_TRUE(PollOnce(repo, options).ok);  // ingests: recorded at once
+  EXPECT_TRUE(soon.empty());
+  Result<std::optional<store::RepoRecord>> stored = store_->GetRepo(repo);
+  ASSERT_TRUE(stored.ok() && *stored);
+  EXPECT_EQ((*stored)->last_polled_at, 1000);
+
+  now_ = 2000;
+  const PollReport unchanged = PollOnce(repo, options);
+  ASSERT_TRUE(unchanged.ok) << unchanged.error;
+  EXPECT_FALSE(unchanged.head_moved);
+  ASSERT_EQ(soon.size(), 1u);
+  stored = store_->GetRepo(repo);
+  EXPECT_EQ((*stored)->last_polled_at, 1000) << "not written until write_soon runs the work";
+  EXPECT_EQ(unchanged.next_poll_at, 2000 + PollerOptions{}.interval_s);
+  ASSERT_TRUE(soon[0]().ok());
+  stored = store_->GetRepo(repo);
+  EXPECT_EQ((*stored)->last_polled_at, 2000);
+  EXPECT_EQ((*stored)->next_poll_at, unchanged.next_poll_at);
+
+  // A repo that fails (a ref that does not exist) changes state: recorded at once.
+  Track(repo, {"no-such-branch"});
+  now_ = 3000;
+  EXPECT_FALSE(PollOnce(repo, options).ok);
+  EXPECT_EQ(soon.size(), 1u);
+  stored = store_->GetRepo(repo);
+  EXPECT_EQ((*stored)->state, store::RepoState::kErroring);
+  EXPECT_EQ((*stored)->last_polled_at, 3000);
+}
+
 TEST_F(PipelineTest, Llama3EosIncidentProducesConfigAndGenerationConfigChanges) {
   Track("meta-llama/Meta-Llama-3-8B-Instruct");
   ASSERT_TRUE(PollOnce("meta-llama/Meta-Llama-3-8B-Instruct").ok);

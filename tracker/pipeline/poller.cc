@@ -64,6 +64,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       return FailLocal(record.ok() ? "not a tracked repo" : record.error().message);
     }
     record_ = **record;
+    stored_ = record_;
     auto self = shared_from_this();
     p_.hub_.Refs(repo_, false, [self](hub::HubResult<hub::RepoRefs> refs, const hub::CallStats& s) {
       AddStats(self->report_.stats, s);
@@ -463,6 +464,12 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   // Publishes what has settled first: a poll that failed still publishes a settled burst, and a
   // burst still settling brings the next poll forward to its settle time.
   void Persist() {
+    if (p_.options_.write_soon && OnlyPollTimesChanged()) {
+      p_.options_.write_soon(
+          [w = &Writer(), record = record_] { return w->UpdateRepoPoll(record); });
+      report_.next_poll_at = record_.next_poll_at;
+      return Done();
+    }
     auto self = shared_from_this();
     auto status = std::make_shared<Status>();
     auto work = [self, status] {
@@ -500,6 +507,20 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       work();
       then();
     }
+  }
+
+  // Whether this poll changed nothing but the repo's poll times: it ended well, the head had
+  // not moved, the state is as stored, and the repo holds no advisories (PublishSettled would
+  // have nothing to do, now or later).
+  bool OnlyPollTimesChanged() {
+    if (!report_.ok || report_.head_moved) return false;
+    if (record_.state != stored_.state || record_.state_detail != stored_.state_detail ||
+        record_.renamed_to != stored_.renamed_to ||
+        record_.consecutive_errors != stored_.consecutive_errors) {
+      return false;
+    }
+    Result<bool> held = p_.store_.HasHeldAdvisories(repo_);
+    return held.ok() && !*held;
   }
 
   void FailHub(const hub::HubError& e) {
@@ -564,6 +585,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   std::function<void(PollReport)> done_;
   PollReport report_;
   store::RepoRecord record_;
+  store::RepoRecord stored_;  // record_ as read at the start
   std::deque<Moved> moved_;
   std::string ref_;
   std::string cursor_;

@@ -50,6 +50,11 @@ struct PollerOptions {
   // work() uses `writer`, a store connection of its own thread (unset: the poller's store).
   std::function<void(std::function<void()> work, std::function<void()> then)> offload;
   store::Store* writer = nullptr;
+  // An unchanged poll (head where it was, state as stored, nothing held) changes only the
+  // repo's poll times, and losing that write only makes the repo due again sooner:
+  // write_soon(work) runs work() with `writer` later, in a batch, and nobody waits for it.
+  // Unset: such a poll records its times like any other (offload, or inline).
+  std::function<void(std::function<Status()> work)> write_soon;
 };
 
 struct PollReport {

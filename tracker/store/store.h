@@ -268,6 +268,8 @@ class Store {
   // order, in one transaction: each gets the next seq, published = modified = `now` in its row
   // and OSV record (database_specific.ingested_at keeps the ingest time) and its outbox rows.
   Result<Publication> PublishSettled(const std::string& repo, int64_t now);
+  // Whether the repo has advisories held (a burst not yet published).
+  Result<bool> HasHeldAdvisories(const std::string& repo);
   struct HeldBurst {
     std::string repo;
     int64_t settle_at = 0;

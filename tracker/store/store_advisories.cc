@@ -74,6 +74,11 @@ Status Store::InsertPublished(const PublishedRow& row) {
   return Status::Ok();
 }
 
+Result<bool> Store::HasHeldAdvisories(const std::string& repo) {
+  HW_PREPARE(q, "SELECT 1 FROM held_advisories WHERE repo = ?1 LIMIT 1");
+  return q.Bind(1, repo).Step("checking held advisories");
+}
+
 Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_t now) {
   Publication out;
   Status s = impl_->Transaction([&]() -> Status {
