@@ -96,7 +96,18 @@ Histogram& Metrics::histogram(const std::string& name, const std::string& help,
   return *std::get<2>(slot);
 }
 
+void Metrics::BeforeRender(std::function<void()> refresh) {
+  std::lock_guard lock(mu_);
+  refreshes_.push_back(std::move(refresh));
+}
+
 std::string Metrics::RenderPrometheus() const {
+  std::vector<std::function<void()>> refreshes;
+  {
+    std::lock_guard lock(mu_);
+    refreshes = refreshes_;
+  }
+  for (const auto& refresh : refreshes) refresh();  // they set gauges: not under mu_
   std::lock_guard lock(mu_);
   std::string out;
   for (const auto& [name, f] : families_) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,11 +67,16 @@ class Metrics {
   Histogram& histogram(const std::string& name, const std::string& help,
                        std::vector<double> upper_bounds, const Labels& labels = {});
 
+  // `refresh` runs at the start of every RenderPrometheus, to set gauges whose source is read
+  // rather than pushed (queue lengths). REQUIRES: refresh may be called from any thread.
+  void BeforeRender(std::function<void()> refresh);
+
   // Prometheus text exposition format 0.0.4.
   std::string RenderPrometheus() const;
 
  private:
   struct Family;
+  std::vector<std::function<void()>> refreshes_;  // guarded by mu_
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Family>> families_;
 };

@@ -61,6 +61,20 @@ class Service::Impl final : public ServiceControl {
         ThreadedStoreAccess::Open(io_, config.store);
     if (!access.ok()) return Fatal(access.error().message);
     store_ = std::move(access).value();
+    // Read at every scrape (thread-safe counters): a store stuck behind another process's lock
+    // shows at once, not at the next status report.
+    metrics_.BeforeRender([this, store = store_.get()] {
+      metrics_.gauge("hubwatch_store_pending_writes", "writes queued for the store thread")
+          .Set(static_cast<double>(store->pending_writes()));
+      metrics_
+          .gauge("hubwatch_store_busy_seconds",
+                 "how long the store thread has been on its current writes (0 when idle)")
+          .Set(store->busy_for().count());
+      metrics_
+          .gauge("hubwatch_store_poll_time_write_failures",
+                 "unchanged polls whose poll times could not be written (they are polled again)")
+          .Set(static_cast<double>(store->failed_soon_writes()));
+    });
     log_->info("store {} open (schema version {})", config.store, store::Store::SchemaVersion());
     webhooks_ = std::make_unique<subscriptions::Webhooks>(
         io_, *store_, metrics_, [this](std::string_view line) { log_->info("{}", line); });
@@ -331,12 +345,6 @@ class Service::Impl final : public ServiceControl {
   void ReportStatus() {
     if (stopping_) return;
     (void)notify_.StatusLine(StatusLine());
-    metrics_.gauge("hubwatch_store_pending_writes", "writes queued for the store thread")
-        .Set(static_cast<double>(store_->pending_writes()));
-    metrics_
-        .gauge("hubwatch_store_poll_time_write_failures",
-               "unchanged polls whose poll times could not be written (they are polled again)")
-        .Set(static_cast<double>(store_->failed_soon_writes()));
     metrics_.gauge("hubwatch_polls_in_flight", "polls running")
         .Set(static_cast<double>(scheduler_.in_flight()));
     if (Result<int64_t> pending = store_->reads().CountPendingDeliveries(); pending.ok()) {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct ThreadedStoreAccess::State {
   bool stopping = false;
   size_t pending = 0;
   size_t failed_soon = 0;
+  std::optional<std::chrono::steady_clock::time_point> busy_since;  // set while items run
   std::thread thread;
 
   explicit State(boost::asio::io_context& io_context) : io(io_context) {}
@@ -63,6 +65,7 @@ struct ThreadedStoreAccess::State {
           queue.pop_front();
         }
         soon_since = std::chrono::steady_clock::now();
+        busy_since = soon_since;
       }
       statuses.assign(items.size(), Status::Ok());
       size_t done = 0;
@@ -82,6 +85,7 @@ struct ThreadedStoreAccess::State {
       {
         std::lock_guard lock(mu);
         pending -= items.size();
+        busy_since.reset();
         for (size_t i = 0; i < items.size(); ++i) {
           if (items[i].soon && !statuses[i].ok()) ++failed_soon;
         }
@@ -145,6 +149,12 @@ void ThreadedStoreAccess::WriteSoon(Work work) {
   state_->queue.push_back({std::move(work), nullptr, true});
   ++state_->pending;
   if (state_->queue.size() == 1 || state_->queue.size() >= kMaxBatch) state_->cv.notify_one();
+}
+
+std::chrono::duration<double> ThreadedStoreAccess::busy_for() const {
+  std::lock_guard lock(state_->mu);
+  if (!state_->busy_since) return {};
+  return std::chrono::steady_clock::now() - *state_->busy_since;
 }
 
 size_t ThreadedStoreAccess::failed_soon_writes() const {

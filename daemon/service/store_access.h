@@ -43,6 +43,9 @@ class StoreAccess {
   virtual size_t pending_writes() const = 0;
   // WriteSoon writes that failed, since the start.
   virtual size_t failed_soon_writes() const = 0;
+  // How long the writes now running have been running (0 when idle): it passes the busy
+  // timeout when another process holds the database's write lock.
+  virtual std::chrono::duration<double> busy_for() const = 0;
 };
 
 // How late a WriteSoon write may be written.
@@ -60,6 +63,7 @@ class ThreadedStoreAccess final : public StoreAccess {
   void WriteSoon(Work work) override;
   size_t pending_writes() const override;
   size_t failed_soon_writes() const override;
+  std::chrono::duration<double> busy_for() const override;
   // The writer connection itself. REQUIRES: used only from work running on the store thread.
   store::Store& writer();
   // Runs what is queued, then stops the store thread. Idempotent.
@@ -85,6 +89,7 @@ class InlineStoreAccess final : public StoreAccess {
   }
   size_t pending_writes() const override { return 0; }
   size_t failed_soon_writes() const override { return failed_soon_writes_; }
+  std::chrono::duration<double> busy_for() const override { return {}; }
 
  private:
   store::Store& store_;
