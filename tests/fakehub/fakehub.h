@@ -63,6 +63,7 @@ enum class FaultAction {
   kWrongLength,            // declare a Content-Length shorter than the body, then close
   kHugeSafetensorsHeader,  // content whose 8-byte prefix claims a 10 GB header
   kIgnoreRange,            // answer Range requests with 200 and the whole file
+  kRedirectOffHost,        // 302 to the same path and query on the CDN's origin (another host)
 };
 
 struct FaultRule {

@@ -40,6 +40,8 @@ const char* ActionName(FaultAction a) {
       return "huge_safetensors_header";
     case FaultAction::kIgnoreRange:
       return "ignore_range";
+    case FaultAction::kRedirectOffHost:
+      return "redirect_off_host";
   }
   return "status";
 }
@@ -67,7 +69,7 @@ Result<FaultRule> ParseFaultRule(std::string_view text) {
   FaultRule rule;
   const std::string action = j.value("action", std::string("status"));
   bool known = false;
-  for (int a = 0; a <= static_cast<int>(FaultAction::kIgnoreRange); ++a) {
+  for (int a = 0; a <= static_cast<int>(FaultAction::kRedirectOffHost); ++a) {
     if (action == ActionName(static_cast<FaultAction>(a))) {
       rule.action = static_cast<FaultAction>(a);
       known = true;

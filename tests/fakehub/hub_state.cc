@@ -347,6 +347,11 @@ std::optional<FakeResponse> HubState::ApplyFault(const FakeRequest& request, Fau
         r.status = 0;
         r.wire = WireFault::kReset;
         return r;
+      case FaultAction::kRedirectOffHost:
+        r.status = 302;
+        r.Set("Location",
+              cdn_origin_ + request.path + (request.query.empty() ? "" : "?" + request.query));
+        return r;
       default:
         *modifier = &rule;
         return std::nullopt;

@@ -177,6 +177,16 @@ TEST_F(WeightsFaultsTest, HugeSafetensorsHeaderClaim) {
 
 TEST_F(WeightsFaultsTest, RangeIgnored) { Run(FaultAction::kIgnoreRange, "Range was ignored"); }
 
+// The Hub redirects an API call to another host: not followed (nothing goes there), recorded
+// as an error naming the host; the repo recovers when the redirect stops.
+TEST_F(HubFaultsTest, RedirectToAnotherHost) {
+  hub_->AddFault(Fault(FaultAction::kRedirectOffHost, RefsPath(kRepo)));
+  ASSERT_NE(StartService(FastConfig({kRepo})), 0);
+  ExpectRecordedError("redirected to another host");
+  for (const auto& r : hub_->RequestLog()) EXPECT_NE(r.server, "cdn") << r.path;
+  ExpectRecovery();
+}
+
 TEST_F(HubFaultsTest, Rename307) {
   ASSERT_NE(StartService(FastConfig({kRepo})), 0);
   ASSERT_TRUE(AllArrived(kRepo));

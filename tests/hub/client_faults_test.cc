@@ -288,6 +288,26 @@ TEST_F(FaultsTest, ProtocolErrorsAreTyped) {
   EXPECT_NE(wrong.error().detail.find("wrong length"), std::string::npos) << wrong.error().detail;
 }
 
+// An API call redirected to another host is refused, not followed: no request (and no token)
+// goes to the other host, and the error names it. Same-origin redirects (renames) still work.
+TEST_F(FaultsTest, AnApiRedirectToAnotherHostIsNotFollowed) {
+  Client(kToken);
+  hub_->AddFault(Fault(FaultAction::kRedirectOffHost, "/refs$"));
+  CallStats stats;
+  auto refs = Refs(kF4, &stats);
+  ASSERT_FALSE(refs.ok());
+  EXPECT_EQ(refs.error().kind, HubErrorKind::kProtocol);
+  EXPECT_NE(refs.error().detail.find("redirected to another host"), std::string::npos)
+      << refs.error().detail;
+  EXPECT_NE(refs.error().detail.find(hub_->cdn_endpoint()), std::string::npos)
+      << refs.error().detail;
+  EXPECT_EQ(stats.requests, 1);
+  EXPECT_EQ(stats.redirects, 0);
+  for (const auto& r : hub_->RequestLog()) EXPECT_NE(r.server, "cdn") << r.path;
+  hub_->ClearFaults();
+  EXPECT_TRUE(Refs(kF4).ok());
+}
+
 TEST_F(FaultsTest, HugeSafetensorsHeaderClaimIsRefused) {
   Client(kToken);
   hub_->AddFault(Fault(FaultAction::kHugeSafetensorsHeader, "", -1));

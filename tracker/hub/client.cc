@@ -155,6 +155,7 @@ void HubClient::Paged(
   pager->runner = runner_.get();
   pager->base_request.kind = kind;
   pager->base_request.use_etag_cache = true;
+  pager->base_request.redirects = RedirectPolicy::kRefuseOffOrigin;
   pager->base_request.accept_compressed = true;
   pager->base_request.timeout = options_.api_timeout;
   pager->base_request.max_body_bytes = options_.max_api_body_bytes;

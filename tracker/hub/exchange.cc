@@ -272,6 +272,11 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
       result.response = std::move(response);
       return Finish(std::move(result));
     }
+    if (request.redirects == RedirectPolicy::kRefuseOffOrigin && !same_origin) {
+      return Finish(ProtocolError("redirected to another host (" + OriginOf(*target) +
+                                      "), not followed: API calls stay on the Hub's origin",
+                                  hop_url, response.status));
+    }
     if (++hops > state->options.max_redirects) {
       return Finish(
           ProtocolError("more than " + std::to_string(state->options.max_redirects) + " redirects",

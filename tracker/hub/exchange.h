@@ -32,7 +32,12 @@
 
 namespace hubwatch::hub {
 
-enum class RedirectPolicy { kSameOrigin, kAll };
+// What an exchange does with a redirect to another origin (same-origin ones are followed):
+//   kSameOrigin        returns the redirect itself (resolve HEAD: where LFS content lives)
+//   kAll               follows it, without the token (resolve GET: the CDN)
+//   kRefuseOffOrigin   fails with a protocol error (API calls: the Hub's API never leaves its
+//                      origin, and following would send requests wherever a redirect points)
+enum class RedirectPolicy { kSameOrigin, kAll, kRefuseOffOrigin };
 
 struct ExchangeRequest {
   RequestKind kind = RequestKind::kRefs;
