@@ -64,16 +64,22 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
     if (c.segments.size() != segments.size()) continue;
     PathParams params;
     bool ok = true;
+    bool undecodable = false;  // a placeholder's segment that is not valid percent-encoding
     for (size_t i = 0; i < segments.size() && ok; ++i) {
       if (IsPlaceholder(c.segments[i])) {
         std::optional<std::string> v = PercentDecode(segments[i], false);
-        ok = v.has_value() && !v->empty();
+        if (!v) {
+          undecodable = true;
+          continue;
+        }
+        ok = !v->empty();
         if (ok) params.emplace(c.segments[i].substr(1, c.segments[i].size() - 2), std::move(*v));
       } else {
         ok = c.segments[i] == segments[i];
       }
     }
-    if (!ok) continue;
+    if (ok && undecodable) match.bad_encoding = true;
+    if (!ok || undecodable) continue;
     if (c.route.method == method) {
       match.route = &c.route;
       match.params = std::move(params);
@@ -97,6 +103,11 @@ void Router::Dispatch(const HttpRequest& request, Respond respond, std::string* 
     return;
   }
   if (route_label) *route_label = "unmatched";
+  if (m.allowed.empty() && m.bad_encoding) {
+    respond(
+        HttpReply::Error(400, "bad percent-encoding in the path: " + request.path.substr(0, 200)));
+    return;
+  }
   if (m.allowed.empty()) {
     respond(HttpReply::Error(
         404, "no such endpoint: " + request.method + " " + request.path.substr(0, 200)));

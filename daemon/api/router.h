@@ -41,6 +41,9 @@ class Router {
     const Route* route = nullptr;  // null: no route for this method and path
     PathParams params;
     std::vector<std::string> allowed;  // with route == null: the methods the path has (405)
+    // With route == null: a route's literal segments matched, but a placeholder's segment is
+    // not valid percent-encoding (or decodes to NUL): the request is bad, not unknown (400).
+    bool bad_encoding = false;
   };
   Match Find(std::string_view method, std::string_view path) const;
 

@@ -35,7 +35,8 @@ TEST_F(ApiTest, UnknownRoutesAndMethods) {
   r = Request(port_, "POST", "/api/v1/advisories/feed.atom");
   ExpectJsonError(r, 405);
   EXPECT_EQ(r.header("allow"), "GET");
-  ExpectJsonError(Get("/api/v1/repos/%00/x/revisions"), 404);
+  // A route that would match but for the encoding (NUL) is a bad request, not an unknown one.
+  ExpectJsonError(Get("/api/v1/repos/%00/x/revisions"), 400);
 }
 
 TEST_F(ApiTest, BodiesOverTheLimitAre413) {

@@ -66,9 +66,25 @@ TEST(Router, UnknownPathIs404AndOtherMethodIs405WithAllow) {
   EXPECT_EQ(r.status, 405);
   ASSERT_EQ(r.headers.size(), 1u);
   EXPECT_EQ(r.headers[0], (std::pair<std::string, std::string>("Allow", "DELETE, POST")));
-  // An empty segment does not match a placeholder; a bad escape does not either.
+  // An empty segment does not match a placeholder.
   EXPECT_EQ(Dispatch(router, "GET", "/api/v1/repos//b/revisions").status, 404);
-  EXPECT_EQ(Dispatch(router, "GET", "/api/v1/repos/%zz/b/revisions").status, 404);
+  EXPECT_TRUE(seen.empty());
+}
+
+TEST(Router, BadPercentEncodingWhereARouteWouldMatchIs400) {
+  std::vector<std::string> seen;
+  const Router router = TwoRoutes(&seen);
+  std::string label;
+  for (const char* path : {"/api/v1/repos/%zz/b/revisions", "/api/v1/repos/a/%4/revisions",
+                           "/api/v1/repos/a%00b/c/revisions"}) {
+    const HttpReply r = Dispatch(router, "GET", path, &label);
+    EXPECT_EQ(r.status, 400) << path;
+    EXPECT_EQ(label, "unmatched");
+    EXPECT_NE(r.body.find("percent-encoding"), std::string::npos) << r.body;
+  }
+  // Where no route would match anyway, it stays a 404; the method check is not reached.
+  EXPECT_EQ(Dispatch(router, "GET", "/api/v1/%zz/b/revisions").status, 404);
+  EXPECT_EQ(Dispatch(router, "DELETE", "/api/v1/repos/%zz/b").status, 400);
   EXPECT_TRUE(seen.empty());
 }
 

@@ -63,7 +63,12 @@ TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
   ASSERT_EQ(repos.status, 200);
   EXPECT_EQ(repos.json()["repos"][0]["id"], "google/gemma-7b-it");
 
-  // The pipeline's advisories reach the API...
+  // The pipeline's advisories reach the API, all of them once the first poll has ended (its
+  // revisions commit one at a time: listing earlier could see only some)...
+  WaitUntil([&] { return Request(port, "GET", "/metrics"); },
+            [](const HttpResponse& r) {
+              return r.body.find("hubwatch_polls_total{outcome=\"ok\"} 1") != std::string::npos;
+            });
   HttpResponse listed = WaitUntil(
       [&] { return Request(port, "GET", "/api/v1/advisories?repo=google/gemma-7b-it"); },
       [](const HttpResponse& r) { return r.status == 200 && !r.json()["advisories"].empty(); });

@@ -6,7 +6,8 @@
 //
 // Invariants: the handler answers exactly once (reads answer at once); the status is a real
 // HTTP status; the route label is the matched pattern or "unmatched", and agrees with
-// Router::Find; unmatched is 404, or 405 with an Allow header listing the path's methods; JSON
+// Router::Find; unmatched is 400 (bad percent-encoding where a route would match), 404, or 405
+// with an Allow header listing the path's methods; JSON
 // replies parse and JSON errors carry {"error": "..."}. QueryParams::Parse accepts any query
 // without '%' or NUL, and Int() only returns values in range.
 
@@ -122,7 +123,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(label == match.route->pattern, "label is not the matched pattern");
   } else {
     FUZZ_CHECK(label == "unmatched", "unmatched request with a route label");
-    if (match.allowed.empty()) {
+    if (match.allowed.empty() && match.bad_encoding) {
+      FUZZ_CHECK(reply.status == 400, "bad percent-encoding but not 400");
+    } else if (match.allowed.empty()) {
       FUZZ_CHECK(reply.status == 404, "no route but not 404");
     } else {
       FUZZ_CHECK(reply.status == 405, "wrong method but not 405");
