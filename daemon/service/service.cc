@@ -332,7 +332,7 @@ class Service::Impl final : public ServiceControl {
     const auto interval = notify_.watchdog();
     if (!interval) return;
     watchdog_.expires_after(*interval / 2);
-    watchdog_.async_wait([this, interval](auto ec) {
+    watchdog_.async_wait([this](auto ec) {
       if (ec || stopping_) return;
       // Only while the scheduler is alive: a wedged tick stops the pings and systemd acts.
       if (std::chrono::steady_clock::now() - last_tick_ < std::chrono::seconds(2 * kMaxSleepS)) {

@@ -348,8 +348,8 @@ FakeResponse HubState::Tree(const FakeRequest& request, const Repo& repo,
     }
     if (expand) {
       // Files: the commit that introduced the version shown. Directories: the tip (simplified).
-      auto version = [&](const Commit& k) -> std::string {
-        auto f = k.files->find(path);
+      auto version = [&files_path = path](const Commit& k) -> std::string {
+        auto f = k.files->find(files_path);
         return f == k.files->end() ? "" : f->second->blob_oid;
       };
       const Commit* last = &commit;

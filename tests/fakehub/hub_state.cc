@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 // GCC 12 reports a false -Wmaybe-uninitialized inside <regex> under -fsanitize (GCC PR 105562).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <regex>
 #pragma GCC diagnostic pop
+#else
+#include <regex>
+#endif
 
 #include "tests/fakehub/hashing.h"
 #include "tracker/hub/url.h"
