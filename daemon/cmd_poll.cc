@@ -122,6 +122,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
                          {"ok", r.ok},
                          {"error", r.error},
                          {"state", store::RepoStateName(r.state)},
+                         {"never_seen", r.never_seen},
                          {"head_moved", r.head_moved},
                          {"history_rewritten", r.history_rewritten},
                          {"revisions", r.revisions},
@@ -133,7 +134,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     }
     out << r.repo << ": ";
     if (!r.ok) {
-      out << store::RepoStateName(r.state) << ": " << r.error;
+      out << (r.never_seen ? "not found" : store::RepoStateName(r.state)) << ": " << r.error;
     } else if (!r.head_moved) {
       out << "unchanged";
     } else {

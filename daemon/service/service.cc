@@ -285,7 +285,8 @@ class Service::Impl final : public ServiceControl {
       ObserveHubBudget();
       if (!r.ok && !r.abandoned) {
         ++errors_;
-        log_->warn("{}: {} ({}), next poll in {} s", repo, r.error, store::RepoStateName(r.state),
+        log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
+                   r.never_seen ? "not found" : store::RepoStateName(r.state),
                    r.next_poll_at - WallNow());
       } else if (r.head_moved) {
         log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}", repo, r.revisions,

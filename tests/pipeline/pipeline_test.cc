@@ -128,7 +128,21 @@ TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
   const auto repo = store_->GetRepo("google/gemma-7b-it");
   EXPECT_EQ((*repo)->state, store::RepoState::kDeleted);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);
+  EXPECT_FALSE(deleted.never_seen);
+  EXPECT_EQ(deleted.error.find("never seen"), std::string::npos) << deleted.error;
   (void)gated;
+}
+
+TEST_F(PipelineTest, ARepoNotFoundBeforeItsFirstRevisionIsNeverSeenNotSlowedDown) {
+  Track("someone/not-published-yet");
+  PollReport r = PollOnce("someone/not-published-yet");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.state, store::RepoState::kDeleted);  // what the Hub says: 404 RepoNotFound
+  EXPECT_TRUE(r.never_seen);
+  EXPECT_NE(r.error.find("never seen by this store"), std::string::npos) << r.error;
+  const auto repo = store_->GetRepo("someone/not-published-yet");
+  EXPECT_EQ((*repo)->next_poll_at, now_ + 900);  // the interval, not 4x
+  EXPECT_NE((*repo)->state_detail.find("not published yet"), std::string::npos);
 }
 
 TEST_F(PipelineTest, ARenameIsFollowedAndRecorded) {

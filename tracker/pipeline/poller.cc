@@ -17,6 +17,8 @@ namespace {
 
 constexpr int64_t kMaxBackoffS = 24 * 3600;
 constexpr int kUnavailableSlowdown = 4;  // deleted / gated / disabled repos poll 4x slower
+constexpr char kNeverSeenNote[] =
+    "; never seen by this store: not published yet, private, or misspelled";
 
 void AddStats(hub::CallStats& total, const hub::CallStats& s) {
   total.requests += s.requests;
@@ -540,15 +542,17 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     if (failed_) return;
     failed_ = true;
     report_.ok = false;
-    report_.error = why;
     report_.state = state;
-    Log(repo_ + ": " + why);
+    report_.never_seen = state == store::RepoState::kDeleted && !record_.id.empty() && NeverSeen();
+    report_.error = report_.never_seen ? why + kNeverSeenNote : why;  // callers log the report
     if (record_.id.empty()) return Done();  // not even the repo record could be read
     record_.state = state;
-    record_.state_detail = why;
+    record_.state_detail = report_.error;
     record_.last_polled_at = Now();
     int64_t wait = p_.options_.interval_s;
-    if (state == store::RepoState::kErroring) {
+    if (report_.never_seen) {
+      // Not slowed down: a repo announced before it is published is the common case.
+    } else if (state == store::RepoState::kErroring) {
       ++record_.consecutive_errors;
       wait = std::min<int64_t>(kMaxBackoffS,
                                wait << std::min<int64_t>(record_.consecutive_errors - 1, 6));
@@ -557,6 +561,15 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
     record_.next_poll_at = record_.last_polled_at + wait;
     Persist();
+  }
+
+  // No tracked ref has a head in the store: the Hub's 404 cannot mean "deleted since".
+  bool NeverSeen() {
+    for (const std::string& ref : record_.refs) {
+      Result<std::optional<std::string>> head = p_.store_.GetRefHead(repo_, ref);
+      if (!head.ok() || *head) return false;
+    }
+    return true;
   }
 
   void Done() {

@@ -62,6 +62,9 @@ struct PollReport {
   bool ok = true;
   std::string error;  // why not ok
   store::RepoState state = store::RepoState::kOk;
+  // kDeleted for a repo with no stored head: a 404 before its first revision (polled at the
+  // normal interval, not slowed down like a repo that disappeared).
+  bool never_seen = false;
   bool head_moved = false;
   bool history_rewritten = false;
   std::optional<std::string> renamed_to;  // the Hub redirected the repo to this id
