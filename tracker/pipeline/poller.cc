@@ -550,13 +550,11 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     record_.state_detail = report_.error;
     record_.last_polled_at = Now();
     int64_t wait = p_.options_.interval_s;
-    if (report_.never_seen) {
-      // Not slowed down: a repo announced before it is published is the common case.
-    } else if (state == store::RepoState::kErroring) {
+    if (state == store::RepoState::kErroring) {
       ++record_.consecutive_errors;
       wait = std::min<int64_t>(kMaxBackoffS,
                                wait << std::min<int64_t>(record_.consecutive_errors - 1, 6));
-    } else {
+    } else if (!report_.never_seen) {  // one announced before it is published polls as usual
       wait *= kUnavailableSlowdown;
     }
     record_.next_poll_at = record_.last_polled_at + wait;
