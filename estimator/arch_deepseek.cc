@@ -116,6 +116,7 @@ void BuildDeepseek(ConfigReader& config, ModelGraph& g, bool v3) {
   d.experts = config.OptionalPositive({"n_routed_experts"}, kMaxExperts);
   d.shared = config.NonNegative({"n_shared_experts"}, kMaxExperts, 0);
   d.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 1);
+  if (d.experts) CheckTopK(config, d.top_k, *d.experts);
   d.moe_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, d.intermediate);
   d.first_dense = config.NonNegative({"first_k_dense_replace"}, kMaxLayers, 0);
   d.moe_freq = config.Positive({"moe_layer_freq"}, kMaxLayers, 1);

@@ -213,6 +213,7 @@ Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
       AddLinear(n, "shared_expert_gate", d.hidden, 1, false);
     }
   }
+  CheckTopK(config, shape.top_k, shape.experts);
   n.moe = shape;
   n.label =
       "MoE: " + std::to_string(shape.experts) + " experts, top-" + std::to_string(shape.top_k) +

@@ -134,6 +134,13 @@ Node MlpNode(const std::string& module, int64_t hidden, const MlpShape& shape) {
   return n;
 }
 
+void CheckTopK(ConfigReader& config, int64_t top_k, int64_t experts) {
+  if (top_k > experts) {
+    config.Fail("num_experts_per_tok (" + std::to_string(top_k) +
+                ") exceeds the number of experts (" + std::to_string(experts) + ")");
+  }
+}
+
 int64_t ReadHeadDim(ConfigReader& config, int64_t hidden, int64_t heads,
                     std::optional<int64_t> default_head_dim) {
   if (std::optional<int64_t> d = config.OptionalPositive({"head_dim"}, kMaxWidth)) return *d;

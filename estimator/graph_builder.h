@@ -41,6 +41,10 @@ std::string ActivationLabel(bool gated, const std::string& activation);
 int64_t ReadHeadDim(ConfigReader& config, int64_t hidden, int64_t heads,
                     std::optional<int64_t> default_head_dim);
 
+// Fails the read when num_experts_per_tok exceeds the expert count: routing cannot pick more
+// experts than exist (torch.topk refuses), and the active count would exceed the total.
+void CheckTopK(ConfigReader& config, int64_t top_k, int64_t experts);
+
 // Builds a node list by moving the nodes in (an initializer list would copy them).
 template <class... Nodes>
 std::vector<Node> NodeList(Nodes&&... nodes) {

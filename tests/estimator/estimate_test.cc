@@ -54,6 +54,34 @@ double Component(const MemoryPlan& p, MemoryItem item) {
   return 0;
 }
 
+// Found by fuzz_estimate_config: a Qwen2-MoE config routing each token to 94 of 60 experts was
+// estimated with more active than total parameters. Every MoE family refuses it; top_k equal
+// to the expert count is still a valid (if dense) router.
+TEST(MoeConfig, MoreExpertsPerTokenThanExpertsIsInvalid) {
+  const struct {
+    std::string repo;
+    std::string experts_key;
+  } kFamilies[] = {{"Qwen/Qwen1.5-MoE-A2.7B", "num_experts"},
+                   {"mistralai/Mixtral-8x7B-v0.1", "num_local_experts"},
+                   {"deepseek-ai/DeepSeek-V2-Lite", "n_routed_experts"}};
+  for (const auto& family : kFamilies) {
+    nlohmann::json config = ReadJsonFixture(ModelConfigPath(family.repo));
+    const int64_t experts = config.at(family.experts_key).get<int64_t>();
+    config["num_experts_per_tok"] = experts + 1;
+    Result<Estimate> over = EstimateModel(config, {});
+    ASSERT_FALSE(over.ok()) << family.repo;
+    EXPECT_NE(over.error().message.find("num_experts_per_tok (" + std::to_string(experts + 1) +
+                                        ") exceeds the number of experts (" +
+                                        std::to_string(experts) + ")"),
+              std::string::npos)
+        << over.error().message;
+    config["num_experts_per_tok"] = experts;
+    Result<Estimate> all = EstimateModel(config, {});
+    ASSERT_TRUE(all.ok()) << family.repo << ": " << all.error().message;
+    EXPECT_LE(all->params.active, all->params.total) << family.repo;
+  }
+}
+
 // KV bytes per token at 16 bits, every layer full context, for every ground-truth model.
 TEST(GroundTruth, KvBytesPerToken) {
   for (const char* file : {"models/ground-truth.json", "models/more-truth.json"}) {
