@@ -68,7 +68,8 @@ class Metrics {
                        std::vector<double> upper_bounds, const Labels& labels = {});
 
   // `refresh` runs at the start of every RenderPrometheus, to set gauges whose source is read
-  // rather than pushed (queue lengths). REQUIRES: refresh may be called from any thread.
+  // rather than pushed (queue lengths). REQUIRES: refresh is safe on every thread that renders
+  // (the daemon renders only on its network thread, in the API).
   void BeforeRender(std::function<void()> refresh);
 
   // Prometheus text exposition format 0.0.4.

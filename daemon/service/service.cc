@@ -91,6 +91,13 @@ class Service::Impl final : public ServiceControl {
     const std::string hub_url = client.settings.endpoint;
     hub_ = std::make_unique<hub::HubStack>(io_, std::move(client),
                                            std::make_unique<ServiceEtagCache>(*store_, &WallNow));
+    // The Hub counters are current at every scrape, not only when a poll ends: a stalled or
+    // retrying poll shows its requests and waits at once, and a scrape that sees a revision
+    // also sees the requests that fetched it. The API renders on this (the network) thread,
+    // where the client's accounting is written.
+    metrics_.BeforeRender([this] {
+      if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
+    });
 
     ApplyConfig(config);
     if (Status s = SyncRepos(config); !s.ok()) return Fatal(s.error().message);

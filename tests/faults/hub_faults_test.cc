@@ -87,7 +87,7 @@ TEST_F(HubFaultsTest, RateLimited429) {
 TEST_F(HubFaultsTest, RetryAfterHttpDate) {
   fakehub::FaultRule rule = Fault(FaultAction::kRetryAfter, RefsPath(kRepo), 1);
   rule.status = 503;
-  rule.retry_after = HttpDateIn(2);
+  rule.retry_after = HttpDateIn(3);  // 2-3 s ahead: a slow start still leaves >= 1 s to wait
   hub_->AddFault(rule);
   ASSERT_NE(StartService(FastConfig({kRepo})), 0);
   ExpectAbsorbed();
@@ -108,6 +108,22 @@ TEST_F(HubFaultsTest, HubTimeoutStall) {
   EXPECT_EQ(Request(port_, "GET", "/api/v1/repos").status, 200);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   EXPECT_TRUE(Revisions(kRepo).empty());  // still stalled
+  ExpectAbsorbed();
+}
+
+// The Hub counters in /metrics are current while a poll is still running: the refs and commits
+// calls of a poll stalled on its first tree read are counted before the poll ends. (Counted only
+// at the end, a scrape could show a revision without the requests that fetched it.)
+TEST_F(HubFaultsTest, HubCountersAreCurrentWhileAPollIsInFlight) {
+  fakehub::FaultRule rule = Fault(FaultAction::kDelay, TreePath(kRepo), 1);
+  rule.delay = std::chrono::milliseconds(4000);
+  hub_->AddFault(rule);
+  ASSERT_NE(StartService(FastConfig({kRepo})), 0);
+  ASSERT_TRUE(
+      Eventually([&] { return Metric("hubwatch_hub_requests_total", {"kind=\"commits\""}) >= 1; }));
+  EXPECT_GE(Metric("hubwatch_hub_requests_total", {"kind=\"refs\"", "status=\"200\""}), 1);
+  EXPECT_EQ(Metric("hubwatch_polls_total"), 0);  // the poll has not ended
+  EXPECT_TRUE(Revisions(kRepo).empty());
   ExpectAbsorbed();
 }
 
