@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "estimator/json_nesting.h"
+
 namespace hubwatch {
 namespace {
 
@@ -62,6 +64,10 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
 }
 
 Result<Estimate> EstimateModelFromText(std::string_view config_json, const EstimateInput& input) {
+  if (JsonNestsDeeperThan(config_json)) {
+    return Error::InvalidInput("config.json: nested deeper than " +
+                               std::to_string(kMaxJsonNesting) + " levels");
+  }
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(config_json);

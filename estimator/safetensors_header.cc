@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "estimator/json_nesting.h"
+
 namespace hubwatch {
 namespace {
 
@@ -110,6 +112,9 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
                                                  std::optional<uint64_t> file_size) {
   if (header_json.empty() || header_json.front() != '{') {
     return Bad("header does not start with '{'");
+  }
+  if (JsonNestsDeeperThan(header_json)) {
+    return Bad("JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
   }
   nlohmann::json root;
   try {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/service/store_access.h"
+#include "estimator/json_nesting.h"
 #include "tracker/advisory/osv.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
@@ -79,6 +80,10 @@ std::optional<HttpReply> CheckKind(const std::string& kind) {
 }
 
 std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::json* out) {
+  if (JsonNestsDeeperThan(request.body)) {
+    return BadRequest("the request body nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
+                      " levels");
+  }
   *out = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) return BadRequest("the request body is not valid JSON");
   return std::nullopt;

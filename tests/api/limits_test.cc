@@ -59,6 +59,21 @@ TEST_F(ApiTest, BodiesOverTheLimitAre413) {
   ExpectJsonError(ParseResponse(c.ReadToEof(milliseconds(5000))), 413);
 }
 
+// Nesting is refused before parsing: 4 MiB of '[' would cost the parser ~300 MB of nodes.
+TEST_F(ApiTest, DeeplyNestedBodiesAre400BeforeParsing) {
+  StartServer();
+  const std::string deep = "{\"commit\": " + std::string(100, '[') + std::string(100, ']') + "}";
+  HttpResponse r = Post("/v1/query", deep);
+  ExpectJsonError(r, 400);
+  EXPECT_NE(r.body.find("deeper than 64 levels"), std::string::npos) << r.body;
+  r = Post("/v1/query", std::string(config_.max_body_bytes, '['));
+  ExpectJsonError(r, 400);
+  EXPECT_NE(r.body.find("deeper than 64 levels"), std::string::npos) << r.body;
+  // 64 levels are parsed (and then judged as a query).
+  r = Post("/v1/query", "{\"commit\": " + std::string(63, '[') + std::string(63, ']') + "}");
+  EXPECT_EQ(r.body.find("deeper than"), std::string::npos) << r.body;
+}
+
 TEST_F(ApiTest, ExpectContinueGetsAnInterimResponse) {
   StartServer();
   RawConnection c(port_);

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "estimator/json_nesting.h"
+
 namespace hubwatch::hub {
 namespace {
 
@@ -14,6 +16,10 @@ class Reader {
   Reader(const std::string& url, std::string what) : url_(url), what_(std::move(what)) {}
 
   std::optional<json> Parse(std::string_view body) {
+    if (JsonNestsDeeperThan(body)) {
+      Fail("body nests JSON deeper than " + std::to_string(kMaxJsonNesting) + " levels");
+      return std::nullopt;
+    }
     json root = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
     if (root.is_discarded()) {
       Fail("body is not valid JSON (" + std::to_string(body.size()) + " bytes)");

@@ -1,0 +1,19 @@
+#pragma once
+
+// A guard run before parsing untrusted JSON (API bodies, Hub responses, config.json, safetensors
+// headers). nlohmann builds one heap node per nested array or object, so a 4 MiB body of '['
+// costs about 300 MB and 0.6 s before the parser finds it malformed; real documents nest a few
+// levels. The scan is linear, allocates nothing, and leaves malformed text to the parser.
+
+#include <cstddef>
+#include <string_view>
+
+namespace hubwatch {
+
+// Deep enough for every document hubwatch reads (configs and tokenizers nest under 16 levels).
+inline constexpr size_t kMaxJsonNesting = 64;
+
+// True when arrays and objects in `text`, counted outside strings, nest deeper than max_depth.
+bool JsonNestsDeeperThan(std::string_view text, size_t max_depth = kMaxJsonNesting);
+
+}  // namespace hubwatch

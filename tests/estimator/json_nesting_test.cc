@@ -1,0 +1,45 @@
+#include "estimator/json_nesting.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "estimator/estimate.h"
+#include "estimator/safetensors_header.h"
+
+namespace hubwatch {
+namespace {
+
+std::string Nested(size_t depth, char open = '[', char close = ']') {
+  return std::string(depth, open) + std::string(depth, close);
+}
+
+TEST(JsonNesting, CountsArraysAndObjectsUpToTheLimit) {
+  EXPECT_FALSE(JsonNestsDeeperThan("{}", 1));
+  EXPECT_TRUE(JsonNestsDeeperThan("{\"a\": []}", 1));
+  EXPECT_FALSE(JsonNestsDeeperThan(Nested(64)));
+  EXPECT_TRUE(JsonNestsDeeperThan(Nested(65)));
+  EXPECT_FALSE(JsonNestsDeeperThan("[[1], [2], [3], {\"a\": 1}]", 2));  // siblings, not depth
+  EXPECT_TRUE(JsonNestsDeeperThan(std::string(4 << 20, '[')));           // unterminated
+}
+
+TEST(JsonNesting, BracketsInsideStringsDoNotCount) {
+  EXPECT_FALSE(JsonNestsDeeperThan("[\"[[[[{{{{\"]", 1));
+  EXPECT_FALSE(JsonNestsDeeperThan("[\"a\\\"[[[[\"]", 1));   // an escaped quote keeps the string
+  EXPECT_TRUE(JsonNestsDeeperThan("[\"a\\\\\", [[]]]", 2));  // an escaped backslash ends it
+}
+
+TEST(JsonNesting, ConfigAndSafetensorsHeaderRefuseDeepDocuments) {
+  const std::string deep = "{\"a\": " + Nested(80) + "}";
+  Result<Estimate> estimate = EstimateModelFromText(deep, EstimateInput{});
+  ASSERT_FALSE(estimate.ok());
+  EXPECT_NE(estimate.error().message.find("nested deeper than 64 levels"), std::string::npos)
+      << estimate.error().message;
+  Result<SafetensorsHeader> header = ParseSafetensorsHeader(deep, std::nullopt);
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.error().message.find("nested deeper than 64 levels"), std::string::npos)
+      << header.error().message;
+}
+
+}  // namespace
+}  // namespace hubwatch
