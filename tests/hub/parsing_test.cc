@@ -224,5 +224,14 @@ TEST(UntrustedInput, MutatedBodiesGiveValuesOrTypedErrors) {
   EXPECT_NE(error.error().detail.find("\"id\" is not a string"), std::string::npos);
 }
 
+TEST(UntrustedInput, DeeplyNestedBodiesAreProtocolErrorsBeforeParsing) {
+  const std::string deep = "{\"branches\": " + std::string(1 << 20, '[') + "}";
+  auto refs = ParseRefsJson(deep, "http://127.0.0.1/r");
+  ASSERT_FALSE(refs.ok());
+  EXPECT_EQ(refs.error().kind, HubErrorKind::kProtocol);
+  EXPECT_NE(refs.error().detail.find("deeper than 64 levels"), std::string::npos)
+      << refs.error().detail;
+}
+
 }  // namespace
 }  // namespace hubwatch::hub
