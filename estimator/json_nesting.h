@@ -10,7 +10,8 @@
 
 namespace hubwatch {
 
-// Deep enough for every document hubwatch reads (configs and tokenizers nest under 16 levels).
+// Far deeper than what the guarded documents nest (the Hub API's answers, configs and
+// safetensors headers: a few levels).
 inline constexpr size_t kMaxJsonNesting = 64;
 
 // True when arrays and objects in `text`, counted outside strings, nest deeper than max_depth.
