@@ -79,6 +79,22 @@ TEST(Osv, LongSummariesAreCutAndFencesCannotBeClosedEarly) {
   EXPECT_NE(details.find("````diff"), std::string::npos) << details;
 }
 
+// A change whose details an engine did not bound (10 MB of ids) still gives a record of
+// bounded size, and invalid UTF-8 in it is replaced, not thrown.
+TEST(Osv, RecordsAreBoundedWhateverTheChangeHolds) {
+  diff::Change c = ChatTemplateChange();
+  c.summary = std::string(100'000, 's');
+  nlohmann::json ids = nlohmann::json::array();
+  for (int i = 0; i < 1'400'000; ++i) ids.push_back(i);
+  c.details = {{"file", "config.json"}, {"ids", ids}, {"bad", "\xff\xfe"}};
+  nlohmann::json osv;
+  ASSERT_NO_THROW(osv = BuildOsv(c, Context()));
+  const size_t bytes = osv.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  EXPECT_LE(bytes, diff::kMaxDetailsBytes + 64 * 1024 + 8 * 1024);
+  EXPECT_LE(osv["database_specific"]["change"].get<std::string>().size(), diff::kMaxSummaryBytes);
+  EXPECT_EQ(osv["database_specific"]["diff"]["truncated"]["left_out"], nlohmann::json({"ids"}));
+}
+
 // details["rendered"] as the pipeline writes it: one conversation per entry.
 nlohmann::json Rendered(int diffs, const std::string& diff_text) {
   nlohmann::json conversations = nlohmann::json::array();

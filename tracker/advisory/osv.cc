@@ -60,6 +60,11 @@ std::string What(diff::ChangeKind kind) {
 
 std::string ShortSha(const std::string& sha) { return sha.substr(0, 7); }
 
+// Indented JSON for the Markdown; invalid UTF-8 replaced, never an exception.
+std::string Pretty(const nlohmann::json& value) {
+  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // A fenced block that cannot be closed early by the text it holds.
 std::string Fence(const std::string& text, const char* language) {
   std::string fence = "```";
@@ -158,7 +163,7 @@ std::string Details(const diff::Change& c, const AdvisoryContext& ctx) {
     }
     md += Fence(diff_text, "diff");
   } else {
-    std::string json = c.details.dump(2);
+    std::string json = Pretty(c.details);
     if (json.size() > kMaxDetailsDiff) {
       json = Cut(json, kMaxDetailsDiff) + "\n... (truncated; see database_specific.diff)";
     }
@@ -169,7 +174,7 @@ std::string Details(const diff::Change& c, const AdvisoryContext& ctx) {
     if (rendered != c.details.end()) md += RenderedPrompts(*rendered);
   }
   if (ctx.estimate_delta)
-    md += "\nMemory estimate delta:\n\n" + Fence(ctx.estimate_delta->dump(2), "json");
+    md += "\nMemory estimate delta:\n\n" + Fence(Pretty(*ctx.estimate_delta), "json");
   md += "\nSee " + ctx.hub_url + "/" + ctx.repo + "/commit/" + ctx.revision + "\n";
   return md;
 }
@@ -197,7 +202,8 @@ std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& c
   return s;
 }
 
-nlohmann::json BuildOsv(const diff::Change& c, const AdvisoryContext& ctx) {
+nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& ctx) {
+  const diff::Change c = diff::BoundChange(change);  // as the store keeps it
   const std::string model_url = ctx.hub_url + "/" + ctx.repo;
   const std::string commit_url = model_url + "/commit/" + ctx.revision;
   nlohmann::json specific = {

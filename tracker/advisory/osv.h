@@ -48,6 +48,8 @@ std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::C
 // "chat template changed in google/gemma-2-9b-it at 1a2b3c4" (at most 120 characters).
 std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& context);
 
+// The change's summary and details within diff::BoundChange's bounds, so a record takes at most
+// about kMaxDetailsBytes (database_specific.diff) + 64 KiB (details) + the estimate delta.
 nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& context);
 
 }  // namespace hubwatch::advisory

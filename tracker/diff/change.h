@@ -4,9 +4,11 @@
 // pipeline stores and turns into one advisory. Produced by the diff engines in tracker/diff/
 // and by the pipeline itself (estimate, history). Plain value type; thread-safe to read.
 
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hubwatch::diff {
 
@@ -49,7 +51,43 @@ struct Change {
 };
 
 // The change the diff engines report for a file that cannot be read as what it claims to be:
-// kind kError, impact behavioral, summary "<path>: <message>", details {"file", "error"}.
+// kind kError, impact behavioral, summary "<path>: <message>" (one line, at most
+// kMaxSummaryBytes), details {"file", "error"} (the message cut to 4 KiB).
 Change ErrorChange(std::string_view path, std::string_view message);
+
+// Runs an engine's body and returns its changes. Engines report bad input as values; what
+// throws is exhaustion (std::bad_alloc on a file too large to hold) or a bug, and either is one
+// error change for `path` ("could not be diffed: ..."), never "no change".
+template <class Fn>
+std::vector<Change> GuardedDiff(std::string_view path, Fn&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return {ErrorChange(path, std::string("could not be diffed: ") + e.what())};
+  }
+}
+
+// An engine whose changes upstream can multiply (one per named chat template, one per
+// checkpoint) keeps at most max_changes: beyond that, the first max_changes - 1 and one change
+// for the rest, of the kind of the first of them, the most severe impact among them, path
+// `what`, summary "<N> more <what> changes: <first summaries>" and details {"changes": [up to
+// 50 {kind, path, summary}], "change_count": N}. REQUIRES: max_changes >= 1.
+void CapChanges(std::vector<Change>& changes, size_t max_changes, std::string_view what);
+
+// The most a change may hold once stored or published, whatever the engine: the summary is cut
+// to kMaxSummaryBytes and the details to kMaxDetailsBytes of JSON text (BoundDetails). The
+// engines cap every list upstream controls well below this (first N, a count of the rest);
+// these bounds are the backstop that the store and the OSV records apply.
+inline constexpr size_t kMaxSummaryBytes = 512;
+inline constexpr size_t kMaxDetailsBytes = 256 * 1024;
+
+// `details` itself when its compact JSON text takes at most max_bytes; otherwise an object with
+// the top-level members that fit, in order (each member of an object; the first elements of an
+// array or a CapJson copy of anything else), plus "truncated": {"bytes": <the original size>,
+// "left_out": [the member names not kept]}. Never throws.
+nlohmann::json BoundDetails(const nlohmann::json& details, size_t max_bytes = kMaxDetailsBytes);
+
+// `change` with its summary and details within the bounds above.
+Change BoundChange(Change change);
 
 }  // namespace hubwatch::diff

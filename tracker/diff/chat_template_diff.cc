@@ -12,6 +12,9 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxDiffBytes = 256 * 1024;  // of the unified diff kept in the details
+// Named templates are upstream's to multiply: changes for at most this many, then one for the
+// rest (CapChanges).
+constexpr size_t kMaxTemplateChanges = 16;
 
 // Reads a chat_template value (a string, a list of {name, template}, or null) into `set`.
 // Returns an error message when it has another shape.
@@ -205,17 +208,24 @@ std::vector<Change> DiffChatTemplates(const ChatTemplateFiles& before,
       if (!same) changes.push_back(error);
     }
     if (!old_set.known || !new_set.known) return changes;
+    // Rendering prompts costs; past the templates that are shown, only the text is compared.
+    const size_t errors = changes.size();
+    ChatTemplateDiffOptions text_only;
+    text_only.context_lines = options.context_lines;
+    auto add = [&](std::string_view name, const ChatTemplate* was, const ChatTemplate* now) {
+      const bool shown = changes.size() - errors < kMaxTemplateChanges;
+      changes.push_back(TemplateChange(name, was, now, before, after, shown ? options : text_only));
+    };
     for (const auto& [name, t] : new_set.templates) {
       auto old = old_set.templates.find(name);
       const ChatTemplate* was = old == old_set.templates.end() ? nullptr : &old->second;
       if (was && was->text == t.text && was->file == t.file) continue;
-      changes.push_back(TemplateChange(name, was, &t, before, after, options));
+      add(name, was, &t);
     }
     for (const auto& [name, t] : old_set.templates) {
-      if (!new_set.templates.contains(name)) {
-        changes.push_back(TemplateChange(name, &t, nullptr, before, after, options));
-      }
+      if (!new_set.templates.contains(name)) add(name, &t, nullptr);
     }
+    CapChanges(changes, errors + kMaxTemplateChanges, "chat template");
   } catch (const std::exception& e) {
     changes.push_back(
         ErrorChange(kTokenizerConfigFile, std::string("could not be diffed: ") + e.what()));

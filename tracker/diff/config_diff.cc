@@ -119,8 +119,10 @@ std::optional<std::string> RopeSchemaChange(const nlohmann::json& before,
   const std::string new_type = ShortJson((*new_rope)["rope_type"]);
   const std::string consequence =
       "transformers releases that read only {\"type\", \"factor\"} refuse to load it";
-  nlohmann::json note = {
-      {"field", where}, {"to_schema", "rope_type"}, {"rope_type", (*new_rope)["rope_type"]}};
+  bool cut = false;  // a rope_type is a short string; upstream may write anything there
+  nlohmann::json note = {{"field", where},
+                         {"to_schema", "rope_type"},
+                         {"rope_type", CapJson((*new_rope)["rope_type"], 256, &cut)}};
   std::string text;
   if (old_rope == nullptr) {
     note["from_schema"] = nullptr;
@@ -189,13 +191,15 @@ Impact ConfigFieldImpact(std::string_view pointer) {
 
 std::vector<Change> DiffConfig(const std::optional<std::string>& before,
                                const std::optional<std::string>& after, std::string_view path) {
-  return DiffConfigFile(before, after, path, ChangeKind::kConfig);
+  return GuardedDiff(path,
+                     [&] { return DiffConfigFile(before, after, path, ChangeKind::kConfig); });
 }
 
 std::vector<Change> DiffGenerationConfig(const std::optional<std::string>& before,
                                          const std::optional<std::string>& after,
                                          std::string_view path) {
-  return DiffConfigFile(before, after, path, ChangeKind::kGenerationConfig);
+  return GuardedDiff(
+      path, [&] { return DiffConfigFile(before, after, path, ChangeKind::kGenerationConfig); });
 }
 
 }  // namespace hubwatch::diff

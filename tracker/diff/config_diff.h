@@ -22,7 +22,8 @@
 // A whole file added is behavioral; config.json removed is breaking (nothing loads),
 // generation_config.json removed behavioral (generation falls back to config.json defaults).
 //
-// Malformed input is a kError change naming the file. Pure, thread-safe.
+// Malformed input is a kError change naming the file, and so is a diff that could not be made
+// (memory exhausted: GuardedDiff). Pure, thread-safe.
 
 #include <optional>
 #include <string>

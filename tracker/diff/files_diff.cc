@@ -13,6 +13,10 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kNamedInSummary = 3;
+// Each list in the details: its first kMaxListed files (paths cut to about kMaxListedBytes)
+// and a count. A commit can add a million files.
+constexpr size_t kMaxListed = 200;
+constexpr size_t kMaxListedBytes = 512;
 
 std::string Tagged(std::string_view path) {
   const FileRole role = RoleOfPath(path);
@@ -91,35 +95,33 @@ std::vector<Change> DiffFiles(const Manifest& before, const Manifest& after) {
                 {"size", e->size},
                 {"role", FileRoleName(RoleOfPath(e->path))}};
   };
-  json added_list = json::array();
-  json removed_list = json::array();
-  json renamed_list = json::array();
-  json modified_list = json::array();
+  CappedList added_list(kMaxListed, kMaxListedBytes), removed_list(kMaxListed, kMaxListedBytes),
+      renamed_list(kMaxListed, kMaxListedBytes), modified_list(kMaxListed, kMaxListedBytes);
   std::vector<std::string> added_names;
   std::vector<std::string> removed_names;
   std::vector<std::string> renamed_names;
   std::vector<std::string> modified_names;
   for (const ManifestEntry* e : added) {
     matters(e->path, false);
-    added_list.push_back(entry_json(e));
+    added_list.Add(entry_json(e));
     added_names.push_back(Tagged(e->path));
   }
   for (const ManifestEntry* e : removed) {
     matters(e->path, true);
-    removed_list.push_back(entry_json(e));
+    removed_list.Add(entry_json(e));
     removed_names.push_back(Tagged(e->path));
   }
   for (const auto& [from, to] : renamed) {
     matters(from->path, true);
     matters(to->path, true);
-    renamed_list.push_back({{"from", SanitizeUtf8(from->path)},
-                            {"to", SanitizeUtf8(to->path)},
-                            {"role", FileRoleName(RoleOfPath(from->path))}});
+    renamed_list.Add({{"from", SanitizeUtf8(from->path)},
+                      {"to", SanitizeUtf8(to->path)},
+                      {"role", FileRoleName(RoleOfPath(from->path))}});
     renamed_names.push_back(SanitizeUtf8(from->path) + " -> " + Tagged(to->path));
   }
   for (const ManifestEntry* e : modified_code) {
     matters(e->path, false);
-    modified_list.push_back({{"path", SanitizeUtf8(e->path)}, {"role", "remote_code"}});
+    modified_list.Add({{"path", SanitizeUtf8(e->path)}, {"role", "remote_code"}});
     modified_names.push_back(SanitizeUtf8(e->path));
   }
   std::vector<std::string> parts;
@@ -129,11 +131,11 @@ std::vector<Change> DiffFiles(const Manifest& before, const Manifest& after) {
   if (!modified_names.empty()) parts.push_back(Listing("remote code modified", modified_names));
   if (!added_names.empty()) parts.push_back(Listing("added", added_names));
   change.summary = JoinSummary(parts, 240);
-  change.details = {{"added", added_list},
-                    {"removed", removed_list},
-                    {"renamed", renamed_list},
-                    {"modified", modified_list},
-                    {"affects", json(std::vector<std::string>(affects.begin(), affects.end()))}};
+  change.details = ListsJson({{"added", &added_list},
+                              {"removed", &removed_list},
+                              {"renamed", &renamed_list},
+                              {"modified", &modified_list}});
+  change.details["affects"] = std::vector<std::string>(affects.begin(), affects.end());
   return {std::move(change)};
 }
 

@@ -27,7 +27,8 @@ void Diff(const nlohmann::json& before, const nlohmann::json& after, const std::
     }
     return;
   }
-  if (before.is_array() && after.is_array()) {
+  if (before.is_array() && after.is_array() && before.size() <= kMaxElementwiseArray &&
+      after.size() <= kMaxElementwiseArray) {
     const size_t common = std::min(before.size(), after.size());
     for (size_t i = 0; i < common; ++i) {
       Diff(before[i], after[i], path + "/" + std::to_string(i), ops);
@@ -64,11 +65,34 @@ std::vector<JsonOp> DiffJson(const nlohmann::json& before, const nlohmann::json&
   return ops;
 }
 
-nlohmann::json JsonOpToJson(const JsonOp& op) {
-  nlohmann::json out = {{"op", JsonOpName(op.op)}, {"path", op.path}};
-  if (op.op != JsonOpKind::kRemove) out["value"] = op.new_value;
-  if (op.op != JsonOpKind::kAdd) out["old_value"] = op.old_value;
+nlohmann::json JsonOpToJson(const JsonOp& op, size_t max_value_bytes) {
+  constexpr size_t kMaxPathBytes = 512;
+  const bool capped = max_value_bytes != SIZE_MAX;
+  bool truncated = capped && op.path.size() > kMaxPathBytes;
+  nlohmann::json out = {{"op", JsonOpName(op.op)},
+                        {"path", truncated ? CutText(op.path, kMaxPathBytes) : op.path}};
+  auto put = [&](const char* key, const char* size_key, const nlohmann::json& value) {
+    if (!capped) {
+      out[key] = value;
+      return;
+    }
+    bool cut = false;
+    out[key] = CapJson(value, max_value_bytes, &cut);
+    if (cut && (value.is_array() || value.is_object())) out[size_key] = value.size();
+    truncated = truncated || cut;
+  };
+  if (op.op != JsonOpKind::kRemove) put("value", "value_size", op.new_value);
+  if (op.op != JsonOpKind::kAdd) put("old_value", "old_value_size", op.old_value);
+  if (truncated) out["truncated"] = true;
   return out;
+}
+
+void OpList::Add(const JsonOp& op, std::string_view impact) {
+  if (list_.size() >= kMaxListedOps || bytes_ >= kMaxListedOpsBytes) return;
+  nlohmann::json entry = JsonOpToJson(op, kMaxOpValueBytes);
+  if (!impact.empty()) entry["impact"] = impact;
+  bytes_ += entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  list_.push_back(std::move(entry));
 }
 
 std::string DescribeOp(const JsonOp& op, size_t value_chars) {

@@ -77,7 +77,7 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
   change.kind = kind;
   change.path = std::string(path);
   change.impact = Impact::kCosmetic;
-  nlohmann::json op_list = nlohmann::json::array();
+  OpList op_list;
   // Top-level keys in first-seen order, with their ops and most severe impact.
   struct Group {
     std::string key;
@@ -88,9 +88,7 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
   for (size_t i = 0; i < ops.size(); ++i) {
     const Impact impact = classify(ops[i]);
     change.impact = MaxImpact(change.impact, impact);
-    nlohmann::json entry = JsonOpToJson(ops[i]);
-    entry["impact"] = ImpactName(impact);
-    if (op_list.size() < kMaxListedOps) op_list.push_back(std::move(entry));
+    op_list.Add(ops[i], ImpactName(impact));
     const std::string key = TopKey(ops[i].path);
     if (groups.empty() || groups.back().key != key) groups.push_back({key, {}, Impact::kCosmetic});
     groups.back().ops.push_back(i);
@@ -115,8 +113,10 @@ std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const
     }
   }
   change.summary = JoinSummary(parts);
-  change.details = {
-      {"file", path}, {"status", status}, {"ops", std::move(op_list)}, {"op_count", ops.size()}};
+  change.details = {{"file", path},
+                    {"status", status},
+                    {"ops", std::move(op_list).Take()},
+                    {"op_count", ops.size()}};
   return change;
 }
 

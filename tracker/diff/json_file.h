@@ -40,13 +40,10 @@ Change PreviouslyInvalidChange(ChangeKind kind, std::string_view path, bool pres
 // Classifies one operation (mostly by the JSON Pointer it touches).
 using FieldClassifier = std::function<Impact(const JsonOp& op)>;
 
-// Details list at most this many ops ("op_count" says how many there were).
-inline constexpr size_t kMaxListedOps = 500;
-
 // The change for a JSON file from its semantic diff (an absent side diffs as {}), or nullopt
 // when the two sides are equal. REQUIRES: pair.before or pair.after. Impact: the most severe
-// op. Details: {"file", "status": "added" | "removed" | "modified", "ops": [op + "impact"],
-// "op_count"}.
+// op. Details: {"file", "status": "added" | "removed" | "modified", "ops": [op + "impact"]
+// (an OpList: bounded), "op_count"}.
 // Summary: `lead` first, then one part per top-level key (its single op, or its old -> new
 // value when several ops touch it), most severe first; "added"/"removed" for a whole file.
 std::optional<Change> FieldsChange(ChangeKind kind, std::string_view path, const JsonFilePair& pair,

@@ -66,6 +66,44 @@ void Render(const nlohmann::json& value, size_t budget, std::string& out) {
   }
 }
 
+// A copy of value, spending `budget` on the JSON text it takes: members are copied while the
+// budget lasts, so one member can overspend it by one cut string.
+nlohmann::json Capped(const nlohmann::json& value, size_t& budget, bool& truncated) {
+  auto spend = [&](size_t bytes) { budget = bytes >= budget ? 0 : budget - bytes; };
+  auto cut = [&](const std::string& text) {
+    if (text.size() <= kMaxCappedStringBytes) return text;
+    truncated = true;
+    return CutText(SanitizeUtf8(std::string_view(text).substr(0, kMaxCappedStringBytes + 4)),
+                   kMaxCappedStringBytes);
+  };
+  if (value.is_array() || value.is_object()) {
+    nlohmann::json out = value.is_array() ? nlohmann::json::array() : nlohmann::json::object();
+    spend(2);
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (budget == 0) {
+        truncated = true;
+        break;
+      }
+      spend(1);
+      if (value.is_array()) {
+        out.push_back(Capped(*it, budget, truncated));
+      } else {
+        const std::string key = cut(it.key());
+        spend(key.size() + 3);
+        out[key] = Capped(*it, budget, truncated);
+      }
+    }
+    return out;
+  }
+  if (value.is_string()) {
+    nlohmann::json out = cut(value.get_ref<const std::string&>());
+    spend(out.get_ref<const std::string&>().size() + 2);
+    return out;
+  }
+  spend(DumpScalar(value).size());
+  return value;
+}
+
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -196,6 +234,39 @@ std::string ShortJson(const nlohmann::json& value, size_t max_chars) {
   std::string out;
   Render(value, max_chars, out);
   return CutText(std::move(out), max_chars);
+}
+
+nlohmann::json CapJson(const nlohmann::json& value, size_t max_bytes, bool* truncated) {
+  size_t budget = max_bytes;
+  bool cut = false;
+  nlohmann::json out = Capped(value, budget, cut);
+  if (cut) *truncated = true;
+  return out;
+}
+
+void CappedList::Add(const nlohmann::json& item) {
+  if (count_ == 0) first_ = item;
+  if (count_++ >= max_items_) return;
+  bool cut = false;
+  if (!item.is_object()) {
+    items_.push_back(CapJson(item, max_member_bytes_, &cut));
+    return;
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (auto it = item.begin(); it != item.end(); ++it) {
+    out[CutText(it.key(), kMaxCappedStringBytes)] = CapJson(*it, max_member_bytes_, &cut);
+  }
+  items_.push_back(std::move(out));
+}
+
+nlohmann::json ListsJson(
+    std::initializer_list<std::pair<std::string_view, const CappedList*>> lists) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, list] : lists) {
+    out[std::string(name)] = list->items();
+    out[std::string(name) + "_count"] = list->count();
+  }
+  return out;
 }
 
 std::string DisplayPointer(std::string_view pointer) {

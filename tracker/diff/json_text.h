@@ -5,6 +5,7 @@
 // thread-safe.
 
 #include <cstddef>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -41,6 +42,43 @@ std::string OneLine(std::string_view text);
 // text itself when at most max_chars bytes, else its start (cut at a UTF-8 boundary) and "...",
 // max_chars bytes in all.
 std::string CutText(std::string text, size_t max_chars);
+
+// Strings longer than this are cut (CutText) when CapJson copies them.
+inline constexpr size_t kMaxCappedStringBytes = 256;
+
+// A copy of `value` whose compact JSON text takes about max_bytes at most (max_bytes plus one
+// cut string and the closing brackets), for details whose size upstream controls: arrays and
+// objects keep their first members while the budget lasts, strings are cut to
+// kMaxCappedStringBytes, object keys too. `*truncated` is set when anything was left out or
+// cut (REQUIRES: truncated non-null); it is never cleared. Costs O(max_bytes), whatever the
+// size of `value`. Never throws.
+nlohmann::json CapJson(const nlohmann::json& value, size_t max_bytes, bool* truncated);
+
+// A details list whose length upstream decides (tensors added, tokens removed, files renamed):
+// the first max_items items, each member of an object item (or the whole item otherwise) a
+// CapJson copy of about max_member_bytes, and how many items there were; the first item is
+// also kept whole, for a summary to quote (through ShortJson). Not thread-safe (a local value).
+class CappedList {
+ public:
+  CappedList(size_t max_items, size_t max_member_bytes)
+      : max_items_(max_items), max_member_bytes_(max_member_bytes) {}
+  void Add(const nlohmann::json& item);
+  size_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const nlohmann::json& items() const { return items_; }  // at most max_items
+  const nlohmann::json& first() const { return first_; }  // REQUIRES: !empty()
+
+ private:
+  size_t max_items_;
+  size_t max_member_bytes_;
+  size_t count_ = 0;
+  nlohmann::json items_ = nlohmann::json::array();
+  nlohmann::json first_;
+};
+
+// The lists as details show them: {"<name>": items, "<name>_count": count, ...}.
+nlohmann::json ListsJson(
+    std::initializer_list<std::pair<std::string_view, const CappedList*>> lists);
 
 // A JSON Pointer as a reader would write the path: "/rope_scaling/rope_type" ->
 // "rope_scaling.rope_type", "/eos_token_id/1" -> "eos_token_id[1]", "" -> "(root)".

@@ -208,9 +208,13 @@ EffectiveToken Resolve(Parsed& p, const std::string& name, bool bos, bool eos) {
 }
 
 std::string Ids(const std::vector<int64_t>& ids) {
+  constexpr size_t kShown = 16;  // more than fit in 60 characters
   if (ids.empty()) return "none";
   if (ids.size() == 1) return std::to_string(ids[0]);
-  return ShortJson(json(ids), 60);
+  const size_t shown = std::min(ids.size(), kShown);
+  std::string out = ShortJson(json(std::vector<int64_t>(ids.begin(), ids.begin() + shown)), 60);
+  if (shown < ids.size()) out += " (" + std::to_string(ids.size()) + " ids)";
+  return out;
 }
 
 std::string Content(const EffectiveToken& t) {
@@ -265,13 +269,18 @@ bool EffectiveToken::SameValue(const EffectiveToken& other) const {
 
 json ToJson(const EffectiveToken& token) {
   auto or_null = [](const auto& value) { return value ? json(*value) : json(); };
-  return {{"ids", token.ids},
-          {"ids_from", token.ids_from.empty() ? json() : json(token.ids_from)},
-          {"content", or_null(token.content)},
-          {"content_from", token.content_from.empty() ? json() : json(token.content_from)},
-          {"content_id", or_null(token.content_id)},
-          {"added", or_null(token.added)},
-          {"added_from", token.added_from.empty() ? json() : json(token.added_from)}};
+  const size_t listed = std::min(token.ids.size(), kMaxListedIds);
+  bool cut = false;
+  json out = {{"ids", std::vector<int64_t>(token.ids.begin(), token.ids.begin() + listed)},
+              {"ids_from", token.ids_from.empty() ? json() : json(token.ids_from)},
+              {"content", token.content ? CapJson(json(*token.content), 0, &cut) : json()},
+              {"content_from", token.content_from.empty() ? json() : json(token.content_from)},
+              {"content_id", or_null(token.content_id)},
+              {"added", or_null(token.added)},
+              {"added_from", token.added_from.empty() ? json() : json(token.added_from)}};
+  if (listed < token.ids.size()) out["ids_count"] = token.ids.size();
+  if (cut) out["content_truncated"] = true;
+  return out;
 }
 
 EffectiveSpecialTokens ResolveSpecialTokens(const SpecialTokenFiles& files) {
@@ -286,18 +295,17 @@ EffectiveSpecialTokens ResolveSpecialTokens(const SpecialTokenFiles& files) {
 
 std::vector<Change> DiffSpecialTokens(const SpecialTokenFiles& before,
                                       const SpecialTokenFiles& after) {
-  try {
+  return GuardedDiff(kSpecialTokensLabel, [&]() -> std::vector<Change> {
     const EffectiveSpecialTokens old_tokens = ResolveSpecialTokens(before);
     const EffectiveSpecialTokens new_tokens = ResolveSpecialTokens(after);
+    // Unreadable files are reported by their own engines.
     if (!old_tokens.unreadable.empty() || !new_tokens.unreadable.empty()) return {};
     std::vector<Change> changes;
     if (auto c = TokenChange("BOS", "bos", old_tokens.bos, new_tokens.bos)) changes.push_back(*c);
     if (auto c = TokenChange("EOS", "eos", old_tokens.eos, new_tokens.eos)) changes.push_back(*c);
     if (auto c = TokenChange("PAD", "pad", old_tokens.pad, new_tokens.pad)) changes.push_back(*c);
     return changes;
-  } catch (const std::exception&) {
-    return {};  // the file engines report unreadable files
-  }
+  });
 }
 
 }  // namespace hubwatch::diff

@@ -27,7 +27,13 @@
 //
 // DiffSpecialTokens gives one kSpecialTokens change (behavioral, path empty) per token whose
 // effective value changed, separate from the per-file changes. When an input file cannot be read
-// on either side (the file engines report that), no effective change is claimed.
+// on either side (the file engines report that), no effective change is claimed. When the
+// resolution itself fails (memory exhausted by a huge file) the result is one kError change for
+// kSpecialTokensLabel saying why.
+//
+// Upstream decides how many ids a token has (a config.json can list 1.4M stop ids): a change's
+// details list the first kMaxListedIds of each side with "ids_count", cut the content to 256
+// bytes ("content_truncated"), and its summary shows the first ids and the count.
 //
 // Pure functions, thread-safe.
 
@@ -40,6 +46,9 @@
 #include "tracker/diff/change.h"
 
 namespace hubwatch::diff {
+
+inline constexpr size_t kMaxListedIds = 64;
+inline constexpr char kSpecialTokensLabel[] = "special tokens";  // the path of its error changes
 
 // The contents of one revision's files; nullopt: absent.
 struct SpecialTokenFiles {

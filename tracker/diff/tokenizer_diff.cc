@@ -1,6 +1,7 @@
 #include "tracker/diff/tokenizer_diff.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "tracker/diff/json_file.h"
 #include "tracker/diff/json_text.h"
@@ -11,6 +12,10 @@ namespace hubwatch::diff {
 namespace {
 
 using nlohmann::json;
+
+// Sections of a modified tokenizer.json shown in a change, most severe first. The file's
+// top-level members are upstream's to choose: 100k of them must not make a 100k-part change.
+constexpr size_t kMaxListedSections = 16;
 
 struct NamedSection {
   std::string name;
@@ -41,9 +46,10 @@ Result<json> ModelRest(const TokenizerJsonLayout& layout) {
 std::vector<std::string> UnionKeys(const TokenizerJsonLayout::Members& before,
                                    const TokenizerJsonLayout::Members& after) {
   std::vector<std::string> keys;
+  std::unordered_set<std::string_view> seen;  // upstream decides how many there are
   for (const auto* members : {&after, &before}) {
     for (const auto& [key, raw] : *members) {
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      if (seen.insert(key).second) keys.push_back(key);
     }
   }
   return keys;
@@ -219,23 +225,21 @@ std::vector<Change> DiffTokenizerJsonFile(const std::optional<std::string>& befo
   json details = json::object();
   for (NamedSection& section : sections) {
     change.impact = MaxImpact(change.impact, section.diff.impact);
+    if (parts.size() == kMaxListedSections) continue;  // the summary ends "+N more" anyway
     parts.push_back(section.diff.summary);
     section.diff.details["impact"] = ImpactName(section.diff.impact);
     section.diff.details["summary"] = section.diff.summary;
-    details[section.name] = std::move(section.diff.details);
+    details[CutText(section.name, kMaxCappedStringBytes)] = std::move(section.diff.details);
   }
   change.summary = JoinSummary(parts, 240);
-  change.details = {{"file", path}, {"status", "modified"}, {"sections", std::move(details)}};
-  return {std::move(change)};
-}
-
-template <class Fn>
-std::vector<Change> Guarded(std::string_view path, Fn fn) {
-  try {
-    return fn();
-  } catch (const std::exception& e) {
-    return {ErrorChange(path, std::string("could not be diffed: ") + e.what())};
+  if (sections.size() > parts.size()) {
+    change.summary += " (" + std::to_string(sections.size()) + " sections changed)";
   }
+  change.details = {{"file", path},
+                    {"status", "modified"},
+                    {"sections", std::move(details)},
+                    {"section_count", sections.size()}};
+  return {std::move(change)};
 }
 
 // Token ids of an existing token moving is breaking; the rest of these files is behavioral.
@@ -253,7 +257,7 @@ std::vector<Change> SmallFileDiff(const std::optional<std::string>& before,
                                   const std::optional<std::string>& after, std::string_view path,
                                   const FieldClassifier& classify,
                                   std::string_view ignored_key = {}) {
-  return Guarded(path, [&] {
+  return GuardedDiff(path, [&] {
     std::vector<Change> changes;
     std::optional<JsonFilePair> pair =
         ParseJsonFilePair(before, after, path, ChangeKind::kTokenizer, changes);
@@ -274,7 +278,7 @@ std::vector<Change> SmallFileDiff(const std::optional<std::string>& before,
 std::vector<Change> DiffTokenizerJson(const std::optional<std::string>& before,
                                       const std::optional<std::string>& after,
                                       std::string_view path) {
-  return Guarded(path, [&] { return DiffTokenizerJsonFile(before, after, path); });
+  return GuardedDiff(path, [&] { return DiffTokenizerJsonFile(before, after, path); });
 }
 
 std::vector<Change> DiffTokenizerConfig(const std::optional<std::string>& before,

@@ -17,6 +17,12 @@ using nlohmann::json;
 
 std::string Quoted(std::string_view text) { return ShortJson(json(std::string(text)), 40); }
 
+// A token or merge as details show it: cut to kMaxCappedStringBytes (a vocab entry can be as
+// long as the file).
+std::string Shown(std::string_view text) {
+  return CutText(std::string(text.substr(0, kMaxCappedStringBytes + 4)), kMaxCappedStringBytes);
+}
+
 // The first kSectionExamples items by `key`, as JSON.
 template <class T, class Key, class ToJson>
 json Examples(std::vector<T> items, Key key, ToJson to_json) {
@@ -27,6 +33,15 @@ json Examples(std::vector<T> items, Key key, ToJson to_json) {
   for (size_t i = 0; i < n; ++i) out.push_back(to_json(items[i]));
   return out;
 }
+
+// Added tokens listed in details: the first kMaxListedTokens of each kind, and how many there
+// were. added_tokens can hold 100k entries; listing them all cost a change row of megabytes.
+constexpr size_t kMaxListedTokens = 50;
+constexpr size_t kMaxListedTokenBytes = 512;  // of each member of a listed token
+// A component section (normalizer, post_processor, ...) shown whole in details, cut to this.
+constexpr size_t kMaxComponentBytes = 8 * 1024;
+
+CappedList TokenList() { return CappedList(kMaxListedTokens, kMaxListedTokenBytes); }
 
 struct PairHash {
   size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
@@ -90,7 +105,7 @@ std::optional<SectionDiff> DiffVocabSection(const Vocab& before_vocab, const Voc
 
   auto by_id = [](const std::pair<std::string_view, int64_t>& t) { return t.second; };
   auto token_json = [](const std::pair<std::string_view, int64_t>& t) {
-    return json{{"token", std::string(t.first)}, {"id", t.second}};
+    return json{{"token", Shown(t.first)}, {"id", t.second}};
   };
   SectionDiff diff;
   diff.impact = renumbered.empty() && !kind_changed ? Impact::kBehavioral : Impact::kBreaking;
@@ -103,13 +118,12 @@ std::optional<SectionDiff> DiffVocabSection(const Vocab& before_vocab, const Voc
       {"examples",
        {{"added", Examples(added, by_id, token_json)},
         {"removed", Examples(removed, by_id, token_json)},
-        {"renumbered", Examples(
-                           renumbered, [](const Moved& m) { return m.new_id; },
-                           [](const Moved& m) {
-                             return json{{"token", std::string(m.token)},
-                                         {"old_id", m.old_id},
-                                         {"new_id", m.new_id}};
-                           })}}},
+        {"renumbered",
+         Examples(
+             renumbered, [](const Moved& m) { return m.new_id; },
+             [](const Moved& m) {
+               return json{{"token", Shown(m.token)}, {"old_id", m.old_id}, {"new_id", m.new_id}};
+             })}}},
   };
   std::vector<std::string> parts;
   const json& examples = diff.details["examples"];
@@ -191,8 +205,7 @@ std::optional<SectionDiff> DiffMergesSection(const Merges& before_merges,
   }
   auto by_rank = [](const std::pair<Merge, size_t>& m) { return m.second; };
   auto merge_json = [](const std::pair<Merge, size_t>& m) {
-    return json{{"merge", {std::string(m.first.first), std::string(m.first.second)}},
-                {"rank", m.second}};
+    return json{{"merge", {Shown(m.first.first), Shown(m.first.second)}}, {"rank", m.second}};
   };
   SectionDiff diff;
   diff.impact =
@@ -260,25 +273,22 @@ std::optional<SectionDiff> DiffAddedTokensSection(const json& before, const json
   for (const auto& [id, token] : *old_ids) old_by_content[(*token)["content"]] = id;
   for (const auto& [id, token] : *new_ids) new_by_content[(*token)["content"]] = id;
 
-  json added = json::array();
-  json removed = json::array();
-  json renumbered = json::array();
-  json content_changed = json::array();
-  json flags_changed = json::array();
+  CappedList added = TokenList(), removed = TokenList(), renumbered = TokenList(),
+             content_changed = TokenList(), flags_changed = TokenList();
   std::vector<std::string> parts;
   for (const auto& [id, token] : *new_ids) {
     const std::string& content = (*token)["content"].get_ref<const std::string&>();
     auto old = old_ids->find(id);
     auto old_content = old_by_content.find(content);
     if (old_content != old_by_content.end() && old_content->second != id) {
-      renumbered.push_back({{"content", content}, {"old_id", old_content->second}, {"new_id", id}});
+      renumbered.Add({{"content", content}, {"old_id", old_content->second}, {"new_id", id}});
     } else if (old == old_ids->end() && old_content == old_by_content.end()) {
-      added.push_back(*token);
+      added.Add(*token);
     }
     if (old == old_ids->end()) continue;
     const json& was = *old->second;
     if (was["content"] != content) {
-      content_changed.push_back({{"id", id}, {"old", was["content"]}, {"new", content}});
+      content_changed.Add({{"id", id}, {"old", was["content"]}, {"new", content}});
       continue;
     }
     json fields = json::object();
@@ -291,12 +301,12 @@ std::optional<SectionDiff> DiffAddedTokensSection(const json& before, const json
       }
     }
     if (!fields.empty()) {
-      flags_changed.push_back({{"id", id}, {"content", content}, {"fields", fields}});
+      flags_changed.Add({{"id", id}, {"content", content}, {"fields", fields}});
     }
   }
   for (const auto& [id, token] : *old_ids) {
     const std::string& content = (*token)["content"].get_ref<const std::string&>();
-    if (!new_ids->contains(id) && !new_by_content.contains(content)) removed.push_back(*token);
+    if (!new_ids->contains(id) && !new_by_content.contains(content)) removed.Add(*token);
   }
   if (added.empty() && removed.empty() && renumbered.empty() && content_changed.empty() &&
       flags_changed.empty()) {
@@ -305,26 +315,28 @@ std::optional<SectionDiff> DiffAddedTokensSection(const json& before, const json
   auto token_example = [](const json& t) {
     return " (" + Quoted(t["content"].get<std::string>()) + " " + t["id"].dump() + ")";
   };
-  if (!added.empty()) parts.push_back("+" + std::to_string(added.size()) + token_example(added[0]));
+  if (!added.empty()) {
+    parts.push_back("+" + std::to_string(added.count()) + token_example(added.first()));
+  }
   if (!removed.empty()) {
-    parts.push_back("-" + std::to_string(removed.size()) + token_example(removed[0]));
+    parts.push_back("-" + std::to_string(removed.count()) + token_example(removed.first()));
   }
   if (!renumbered.empty()) {
-    const json& r = renumbered[0];
-    parts.push_back(std::to_string(renumbered.size()) + " renumbered (" +
+    const json& r = renumbered.first();
+    parts.push_back(std::to_string(renumbered.count()) + " renumbered (" +
                     Quoted(r["content"].get<std::string>()) + " " + r["old_id"].dump() + " -> " +
                     r["new_id"].dump() + ")");
   }
   if (!content_changed.empty()) {
-    const json& c = content_changed[0];
-    parts.push_back(std::to_string(content_changed.size()) + " content changed (" + c["id"].dump() +
-                    " " + Quoted(c["old"].get<std::string>()) + " -> " +
+    const json& c = content_changed.first();
+    parts.push_back(std::to_string(content_changed.count()) + " content changed (" +
+                    c["id"].dump() + " " + Quoted(c["old"].get<std::string>()) + " -> " +
                     Quoted(c["new"].get<std::string>()) + ")");
   }
   if (!flags_changed.empty()) {
-    const json& f = flags_changed[0];
+    const json& f = flags_changed.first();
     const auto field = f["fields"].begin();
-    parts.push_back(std::to_string(flags_changed.size()) + " flags changed (" +
+    parts.push_back(std::to_string(flags_changed.count()) + " flags changed (" +
                     Quoted(f["content"].get<std::string>()) + " " + field.key() + " " +
                     ShortJson((*field)[0], 20) + " -> " + ShortJson((*field)[1], 20) + ")");
   }
@@ -333,21 +345,13 @@ std::optional<SectionDiff> DiffAddedTokensSection(const json& before, const json
       renumbered.empty() && content_changed.empty() ? Impact::kBehavioral : Impact::kBreaking;
   diff.summary = "added_tokens";
   for (size_t i = 0; i < parts.size(); ++i) diff.summary += (i == 0 ? " " : ", ") + parts[i];
-  const size_t max_listed = 50;  // added_tokens can hold thousands; the counts say how many
-  auto capped = [&](const json& list) {
-    json out = json::array();
-    for (size_t i = 0; i < list.size() && i < max_listed; ++i) out.push_back(list[i]);
-    return out;
-  };
-  diff.details = {{"count_before", old_ids->size()},
-                  {"count_after", new_ids->size()},
-                  {"added", capped(added)},
-                  {"added_count", added.size()},
-                  {"removed", capped(removed)},
-                  {"removed_count", removed.size()},
-                  {"renumbered", capped(renumbered)},
-                  {"content_changed", capped(content_changed)},
-                  {"flags_changed", capped(flags_changed)}};
+  diff.details = ListsJson({{"added", &added},
+                            {"removed", &removed},
+                            {"renumbered", &renumbered},
+                            {"content_changed", &content_changed},
+                            {"flags_changed", &flags_changed}});
+  diff.details["count_before"] = old_ids->size();
+  diff.details["count_after"] = new_ids->size();
   return diff;
 }
 
@@ -394,9 +398,14 @@ std::optional<SectionDiff> DiffComponentSection(std::string_view name, const jso
   if (ops.empty()) return std::nullopt;
   SectionDiff diff;
   diff.impact = name == "version" ? Impact::kCosmetic : Impact::kBehavioral;
-  json op_list = json::array();
-  for (const JsonOp& op : ops) op_list.push_back(JsonOpToJson(op));
-  diff.details = {{"before", before}, {"after", after}, {"ops", std::move(op_list)}};
+  OpList op_list;
+  for (const JsonOp& op : ops) op_list.Add(op);
+  bool cut = false;  // upstream decides how large a component is
+  diff.details = {{"before", CapJson(before, kMaxComponentBytes, &cut)},
+                  {"after", CapJson(after, kMaxComponentBytes, &cut)},
+                  {"ops", std::move(op_list).Take()},
+                  {"op_count", ops.size()}};
+  if (cut) diff.details["truncated"] = true;
   const std::string old_description = DescribeComponent(before);
   const std::string new_description = DescribeComponent(after);
   if (old_description != new_description) {

@@ -10,7 +10,16 @@ namespace {
 
 using nlohmann::json;
 
+// Every list in a weights change holds at most kMaxListed items (with a count of all), each
+// member cut to about kMaxListedBytes: upstream decides how many tensors and files there are
+// (1M tensors in a header) and how long their names are.
 constexpr size_t kMaxListed = 50;
+constexpr size_t kMaxListedBytes = 512;
+
+CappedList List() { return CappedList(kMaxListed, kMaxListedBytes); }
+// A revision can hold any number of checkpoints (every unsharded weight file is one): changes
+// for at most this many, then one for the rest (CapChanges).
+constexpr size_t kMaxCheckpointChanges = 32;
 
 bool IsSafetensors(std::string_view path) { return path.ends_with(".safetensors"); }
 
@@ -103,24 +112,17 @@ json TensorJson(const std::string& name, const SafetensorsTensor& t) {
 
 std::string Short(std::string_view sha) { return std::string(sha.substr(0, 12)); }
 
-json Capped(const json& list) {
-  json out = json::array();
-  for (size_t i = 0; i < list.size() && i < kMaxListed; ++i) out.push_back(list[i]);
-  return out;
-}
-
 // Problems of the new side's index: shards it names that are not there, tensors it places in a
 // shard whose header does not hold them.
-json IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers) {
-  json problems = json::array();
+CappedList IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers) {
+  CappedList problems = List();
   if (checkpoint.index_path.empty()) return problems;
   std::map<std::string, std::vector<std::string>> by_shard;
   for (const auto& [tensor, shard] : checkpoint.weight_map) by_shard[shard].push_back(tensor);
   for (const auto& [shard, tensors] : by_shard) {
     auto file = checkpoint.files.find(shard);
     if (file == checkpoint.files.end()) {
-      problems.push_back(checkpoint.index_path + " names " + shard +
-                         ", which is not in the revision");
+      problems.Add(checkpoint.index_path + " names " + shard + ", which is not in the revision");
       continue;
     }
     if (!IsSafetensors(shard) || !file->second->lfs_sha256) continue;
@@ -128,9 +130,8 @@ json IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers)
     if (header == headers.end()) continue;
     for (const std::string& tensor : tensors) {
       if (!header->second.tensors.contains(tensor)) {
-        problems.push_back(checkpoint.index_path + " places " + tensor + " in " + shard +
-                           ", whose header lacks it");
-        if (problems.size() >= kMaxListed) return problems;
+        problems.Add(checkpoint.index_path + " places " + tensor + " in " + shard +
+                     ", whose header lacks it");
       }
     }
   }
@@ -139,9 +140,9 @@ json IndexProblems(const Checkpoint& checkpoint, const HeadersBySha256& headers)
 
 // Files of a checkpoint added, removed, or with new content.
 struct FileLists {
-  json added = json::array();
-  json removed = json::array();
-  json changed = json::array();
+  CappedList added = List();
+  CappedList removed = List();
+  CappedList changed = List();
   bool empty() const { return added.empty() && removed.empty() && changed.empty(); }
 };
 
@@ -153,17 +154,17 @@ FileLists CompareFiles(const Checkpoint& before, const Checkpoint& after) {
   for (const auto& [path, entry] : after.files) {
     auto old = before.files.find(path);
     if (old == before.files.end()) {
-      lists.added.push_back(entry_json(path, entry));
+      lists.added.Add(entry_json(path, entry));
     } else if (old->second->content_id() != entry->content_id()) {
-      lists.changed.push_back({{"path", path},
-                               {"old_sha256", old->second->content_id()},
-                               {"new_sha256", entry->content_id()},
-                               {"old_size", old->second->size},
-                               {"new_size", entry->size}});
+      lists.changed.Add({{"path", path},
+                         {"old_sha256", old->second->content_id()},
+                         {"new_sha256", entry->content_id()},
+                         {"old_size", old->second->size},
+                         {"new_size", entry->size}});
     }
   }
   for (const auto& [path, entry] : before.files) {
-    if (!after.files.contains(path)) lists.removed.push_back(entry_json(path, entry));
+    if (!after.files.contains(path)) lists.removed.Add(entry_json(path, entry));
   }
   return lists;
 }
@@ -177,28 +178,25 @@ std::string Plural(size_t n, const char* one, const char* many) {
 void CompareTensors(const std::map<std::string, TensorAt>& before,
                     const std::map<std::string, TensorAt>& after, const FileLists& files,
                     size_t file_count, Change& change, std::vector<std::string>& parts) {
-  json added = json::array();
-  json removed = json::array();
-  json reshaped = json::array();
-  json dtype_changed = json::array();
+  CappedList added = List(), removed = List(), reshaped = List(), dtype_changed = List();
   size_t moved = 0;
   for (const auto& [name, at] : after) {
     auto old = before.find(name);
     if (old == before.end()) {
-      added.push_back(TensorJson(name, *at.tensor));
+      added.Add(TensorJson(name, *at.tensor));
       continue;
     }
     const SafetensorsTensor& was = *old->second.tensor;
     if (was.shape != at.tensor->shape) {
-      reshaped.push_back({{"name", name}, {"old", was.shape}, {"new", at.tensor->shape}});
+      reshaped.Add({{"name", name}, {"old", was.shape}, {"new", at.tensor->shape}});
     }
     if (was.dtype != at.tensor->dtype) {
-      dtype_changed.push_back({{"name", name}, {"old", was.dtype}, {"new", at.tensor->dtype}});
+      dtype_changed.Add({{"name", name}, {"old", was.dtype}, {"new", at.tensor->dtype}});
     }
     if (old->second.file != at.file) ++moved;
   }
   for (const auto& [name, at] : before) {
-    if (!after.contains(name)) removed.push_back(TensorJson(name, *at.tensor));
+    if (!after.contains(name)) removed.Add(TensorJson(name, *at.tensor));
   }
   const uint64_t scalars_before = Scalars(before);
   const uint64_t scalars_after = Scalars(after);
@@ -206,38 +204,41 @@ void CompareTensors(const std::map<std::string, TensorAt>& before,
   const bool same_tensors =
       added.empty() && removed.empty() && reshaped.empty() && dtype_changed.empty();
   const bool values_changed = same_tensors && !files.empty();
-  change.details["tensors"] = {
-      {"added", Capped(added)},       {"added_count", added.size()},
-      {"removed", Capped(removed)},   {"removed_count", removed.size()},
-      {"reshaped", Capped(reshaped)}, {"dtype_changed", Capped(dtype_changed)},
-      {"moved_between_files", moved}};
+  change.details["tensors"] = ListsJson({{"added", &added},
+                                         {"removed", &removed},
+                                         {"reshaped", &reshaped},
+                                         {"dtype_changed", &dtype_changed}});
+  change.details["tensors"]["moved_between_files"] = moved;
   change.details["scalars_before"] = scalars_before;
   change.details["scalars_after"] = scalars_after;
   change.details["scalars_delta"] = delta;
   change.details["values_changed"] = values_changed;
 
-  auto first_name = [](const json& list) { return list[0]["name"].get<std::string>(); };
+  auto first_name = [](const CappedList& list) {
+    return CutText(list.first()["name"].get<std::string>(), 80);
+  };
   if (!added.empty()) {
-    parts.push_back("+" + Plural(added.size(), "tensor", "tensors") + " (" + first_name(added) +
+    parts.push_back("+" + Plural(added.count(), "tensor", "tensors") + " (" + first_name(added) +
                     ")");
   }
   if (!removed.empty()) {
-    parts.push_back("-" + Plural(removed.size(), "tensor", "tensors") + " (" + first_name(removed) +
-                    ")");
+    parts.push_back("-" + Plural(removed.count(), "tensor", "tensors") + " (" +
+                    first_name(removed) + ")");
   }
   if (!reshaped.empty()) {
-    parts.push_back(std::to_string(reshaped.size()) + " reshaped (" + first_name(reshaped) + " " +
-                    ShortJson(reshaped[0]["old"], 40) + " -> " + ShortJson(reshaped[0]["new"], 40) +
-                    ")");
+    parts.push_back(std::to_string(reshaped.count()) + " reshaped (" + first_name(reshaped) + " " +
+                    ShortJson(reshaped.first()["old"], 40) + " -> " +
+                    ShortJson(reshaped.first()["new"], 40) + ")");
   }
   if (!dtype_changed.empty()) {
-    parts.push_back(std::to_string(dtype_changed.size()) + " dtype changed (" +
-                    first_name(dtype_changed) + " " + dtype_changed[0]["old"].get<std::string>() +
-                    " -> " + dtype_changed[0]["new"].get<std::string>() + ")");
+    parts.push_back(std::to_string(dtype_changed.count()) + " dtype changed (" +
+                    first_name(dtype_changed) + " " +
+                    CutText(dtype_changed.first()["old"].get<std::string>(), 20) + " -> " +
+                    CutText(dtype_changed.first()["new"].get<std::string>(), 20) + ")");
   }
   if (!added.empty() || !removed.empty() || !reshaped.empty()) change.impact = Impact::kBreaking;
   if (values_changed && moved == 0) {
-    parts.push_back("values changed, shapes identical (" + std::to_string(files.changed.size()) +
+    parts.push_back("values changed, shapes identical (" + std::to_string(files.changed.count()) +
                     " of " + Plural(file_count, "file", "files") + " new content)");
   } else if (values_changed) {
     parts.push_back("re-sharded (" + Plural(moved, "tensor", "tensors") +
@@ -253,15 +254,17 @@ void CompareTensors(const std::map<std::string, TensorAt>& before,
 // What can be said of a modified checkpoint without all its headers.
 void CompareFilesOnly(const FileLists& files, size_t headers_missing,
                       std::vector<std::string>& parts) {
-  if (!files.added.empty()) parts.push_back("+" + Plural(files.added.size(), "file", "files"));
-  if (!files.removed.empty()) parts.push_back("-" + Plural(files.removed.size(), "file", "files"));
-  if (files.changed.size() == 1) {
-    const json& c = files.changed[0];
+  if (!files.added.empty()) parts.push_back("+" + Plural(files.added.count(), "file", "files"));
+  if (!files.removed.empty()) {
+    parts.push_back("-" + Plural(files.removed.count(), "file", "files"));
+  }
+  if (files.changed.count() == 1) {
+    const json& c = files.changed.first();
     parts.push_back(c["path"].get<std::string>() + " new content (sha256 " +
                     Short(c["old_sha256"].get<std::string>()) + " -> " +
                     Short(c["new_sha256"].get<std::string>()) + ")");
   } else if (!files.changed.empty()) {
-    parts.push_back(std::to_string(files.changed.size()) + " files new content");
+    parts.push_back(std::to_string(files.changed.count()) + " files new content");
   }
   if (headers_missing > 0) {
     parts.push_back("headers unavailable for " + Plural(headers_missing, "file", "files"));
@@ -294,7 +297,7 @@ std::optional<Change> CheckpointChange(const std::string& name, const Checkpoint
   const Checkpoint& old_c = before ? *before : kEmpty;
   const Checkpoint& new_c = after ? *after : kEmpty;
   const FileLists files = CompareFiles(old_c, new_c);
-  const json index_problems = after ? IndexProblems(new_c, headers) : json::array();
+  const CappedList index_problems = after ? IndexProblems(new_c, headers) : List();
   const bool map_changed = old_c.weight_map != new_c.weight_map;
   if (files.empty() && !map_changed && index_problems.empty()) return std::nullopt;
 
@@ -303,18 +306,23 @@ std::optional<Change> CheckpointChange(const std::string& name, const Checkpoint
   change.kind = ChangeKind::kWeights;
   change.path = name;
   change.impact = Impact::kBehavioral;
-  change.details = {
-      {"checkpoint", name},
-      {"format", safetensors ? "safetensors" : "other"},
-      {"status", !before  ? "added"
-                 : !after ? "removed"
-                          : "modified"},
-      {"files", {{"added", files.added}, {"removed", files.removed}, {"changed", files.changed}}},
-      {"index_problems", index_problems}};
+  change.details = {{"checkpoint", name},
+                    {"format", safetensors ? "safetensors" : "other"},
+                    {"status", !before  ? "added"
+                               : !after ? "removed"
+                                        : "modified"},
+                    {"files", ListsJson({{"added", &files.added},
+                                         {"removed", &files.removed},
+                                         {"changed", &files.changed}})},
+                    {"index_problems", index_problems.items()},
+                    {"index_problem_count", index_problems.count()}};
   std::vector<std::string> missing;
   const auto old_tensors = TensorUnion(old_c, headers, missing);
   const auto new_tensors = TensorUnion(new_c, headers, missing);
-  change.details["headers_missing"] = missing;
+  CappedList headers_missing = List();
+  for (const std::string& path : missing) headers_missing.Add(path);
+  change.details["headers_missing"] = headers_missing.items();
+  change.details["headers_missing_count"] = missing.size();
   const bool complete = safetensors && missing.empty();
 
   std::vector<std::string> parts;
@@ -344,9 +352,9 @@ std::optional<Change> CheckpointChange(const std::string& name, const Checkpoint
   }
   if (!index_problems.empty()) {
     change.impact = Impact::kBreaking;
-    std::string first = index_problems[0].get<std::string>();
-    if (index_problems.size() > 1) {
-      first += " (+" + std::to_string(index_problems.size() - 1) + " more)";
+    std::string first = index_problems.first().get<std::string>();
+    if (index_problems.count() > 1) {
+      first += " (+" + std::to_string(index_problems.count() - 1) + " more)";
     }
     parts.insert(parts.begin(), std::move(first));
   }
@@ -415,6 +423,7 @@ std::vector<Change> DiffWeights(const Manifest& before, const Manifest& after,
   } catch (const std::exception& e) {
     changes.push_back(ErrorChange("weights", std::string("could not be diffed: ") + e.what()));
   }
+  CapChanges(changes, kMaxCheckpointChanges, "weights");
   return changes;
 }
 

@@ -1,8 +1,11 @@
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
+#include "tracker/diff/json_text.h"
 #include "tracker/store/migrations.h"
 #include "tracker/store/sqlite_statement.h"
 #include "tracker/store/store.h"
@@ -11,16 +14,25 @@
 namespace hubwatch::store {
 namespace {
 
-std::string ToJsonText(const std::vector<std::string>& list) { return nlohmann::json(list).dump(); }
+std::string ToJsonText(const std::vector<std::string>& list) {
+  return DumpJson(nlohmann::json(list));
+}
 
-std::vector<std::string> FromJsonList(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  std::vector<std::string> out;
-  if (!j.is_array()) return out;
-  for (const nlohmann::json& v : j) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
+// An int64 shape dimension as HeaderToJson wrote it: a non-negative integer.
+bool ReadDimension(const nlohmann::json& v, int64_t& out) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
+    out = static_cast<int64_t>(v.get<uint64_t>());
+    return true;
   }
-  return out;
+  return false;  // negative or not an integer: HeaderToJson never writes one
+}
+
+// A change's details as stored: within diff::kMaxDetailsBytes whatever the engine wrote.
+std::string BoundedDetailsText(const nlohmann::json& details) {
+  std::string text = DumpJson(details);
+  if (text.size() > diff::kMaxDetailsBytes) text = DumpJson(diff::BoundDetails(details));
+  return text;
 }
 
 nlohmann::json HeaderToJson(const SafetensorsHeader& h) {
@@ -31,23 +43,47 @@ nlohmann::json HeaderToJson(const SafetensorsHeader& h) {
   return {{"tensors", std::move(tensors)}, {"metadata", h.metadata}, {"data_size", h.data_size}};
 }
 
-std::optional<SafetensorsHeader> HeaderFromJson(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object() || !j.contains("tensors")) return std::nullopt;
+Result<SafetensorsHeader> HeaderFromJson(const std::string& text, const std::string& what) {
+  Result<nlohmann::json> doc = StoredJson(text, what);
+  if (!doc.ok()) return doc.error();
+  auto damaged = [&](const std::string& why) {
+    return Error::Io("store: " + what + " is damaged: " + why);
+  };
+  const nlohmann::json& j = *doc;
+  const auto tensors = j.is_object() ? j.find("tensors") : j.end();
+  if (tensors == j.end() || !tensors->is_object()) return damaged("no \"tensors\" object");
   SafetensorsHeader h;
-  for (auto it = j["tensors"].begin(); it != j["tensors"].end(); ++it) {
+  for (auto it = tensors->begin(); it != tensors->end(); ++it) {
     const nlohmann::json& v = *it;
-    if (!v.is_array() || v.size() != 4) return std::nullopt;
     SafetensorsTensor t;
+    if (!v.is_array() || v.size() != 4 || !v[0].is_string() || !v[1].is_array() ||
+        !v[2].is_number_unsigned() || !v[3].is_number_unsigned()) {
+      return damaged("a tensor is not [dtype, shape, begin, end]");
+    }
     t.dtype = v[0].get<std::string>();
-    t.shape = v[1].get<std::vector<int64_t>>();
+    for (const nlohmann::json& d : v[1]) {
+      int64_t dim = 0;
+      if (!ReadDimension(d, dim) ||
+          __builtin_mul_overflow(t.elements, static_cast<uint64_t>(dim), &t.elements)) {
+        return damaged("a tensor shape is not a list of sizes");
+      }
+      t.shape.push_back(dim);
+    }
     t.data_begin = v[2].get<uint64_t>();
     t.data_end = v[3].get<uint64_t>();
-    for (int64_t d : t.shape) t.elements *= static_cast<uint64_t>(d);
     h.tensors.emplace(it.key(), std::move(t));
   }
-  h.metadata = j.value("metadata", std::map<std::string, std::string>{});
-  h.data_size = j.value("data_size", uint64_t{0});
+  if (const auto metadata = j.find("metadata"); metadata != j.end()) {
+    if (!metadata->is_object()) return damaged("\"metadata\" is not an object");
+    for (auto it = metadata->begin(); it != metadata->end(); ++it) {
+      if (!it->is_string()) return damaged("\"metadata\" holds a value that is not a string");
+      h.metadata.emplace(it.key(), it->get<std::string>());
+    }
+  }
+  if (const auto size = j.find("data_size"); size != j.end()) {
+    if (!size->is_number_unsigned()) return damaged("\"data_size\" is not a size");
+    h.data_size = size->get<uint64_t>();
+  }
   return h;
 }
 
@@ -64,6 +100,32 @@ Error SqliteError(sqlite3* db, int rc, std::string_view doing) {
     what = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   }
   return Error::Io("store: " + std::string(doing) + ": " + what);
+}
+
+std::string DumpJson(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<nlohmann::json> StoredJson(const std::string& text, std::string_view what) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Error::Io("store: " + std::string(what) + " is damaged: not JSON");
+  return j;
+}
+
+Result<std::vector<std::string>> StoredStringList(const std::string& text, std::string_view what) {
+  Result<nlohmann::json> j = StoredJson(text, what);
+  if (!j.ok()) return j.error();
+  std::vector<std::string> out;
+  if (!j->is_array()) {
+    return Error::Io("store: " + std::string(what) + " is damaged: not a list of strings");
+  }
+  for (const nlohmann::json& v : *j) {
+    if (!v.is_string()) {
+      return Error::Io("store: " + std::string(what) + " is damaged: not a list of strings");
+    }
+    out.push_back(v.get<std::string>());
+  }
+  return out;
 }
 
 int Store::SchemaVersion() { return static_cast<int>(Migrations().size()); }
@@ -150,11 +212,15 @@ Status Store::RemoveRepo(const std::string& id) {
   });
 }
 
-static RepoRecord ReadRepo(const Statement& q) {
+static Result<RepoRecord> ReadRepo(const Statement& q) {
   RepoRecord r;
   r.id = q.Text(0);
-  r.refs = FromJsonList(q.Text(1));
-  ParseRepoState(q.Text(2), r.state);
+  Result<std::vector<std::string>> refs = StoredStringList(q.Text(1), "the refs of repo " + r.id);
+  if (!refs.ok()) return refs.error();
+  r.refs = std::move(refs).value();
+  if (!ParseRepoState(q.Text(2), r.state)) {
+    return Error::Io("store: the state of repo " + r.id + " is damaged: not a known state");
+  }
   r.state_detail = q.Text(3);
   r.renamed_to = q.OptionalText(4);
   r.added_at = q.Int(5);
@@ -175,19 +241,15 @@ Result<std::optional<RepoRecord>> Store::GetRepo(const std::string& id) {
   Result<bool> row = q.Step("reading repo " + id);
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<RepoRecord>();
-  return std::optional<RepoRecord>(ReadRepo(q));
+  Result<RepoRecord> repo = ReadRepo(q);
+  if (!repo.ok()) return repo.error();
+  return std::optional<RepoRecord>(std::move(repo).value());
 }
 
 Result<std::vector<RepoRecord>> Store::ListRepos() {
   static const std::string sql = std::string(kRepoColumns) + "ORDER BY id";
   HW_PREPARE(q, sql);
-  std::vector<RepoRecord> out;
-  while (true) {
-    Result<bool> row = q.Step("listing repos");
-    if (!row.ok()) return row.error();
-    if (!*row) return out;
-    out.push_back(ReadRepo(q));
-  }
+  return Collect(q, "listing repos", ReadRepo);
 }
 
 Status Store::UpdateRepoPoll(const RepoRecord& repo) {
@@ -233,16 +295,21 @@ constexpr const char kRevisionColumns[] =
     "SELECT repo, sha, parents, authored_at, title, message, authors, refs, first_seen_at, "
     "ingest_order, rewritten_away FROM revisions ";
 
-static RevisionRecord ReadRevision(const Statement& q) {
+static Result<RevisionRecord> ReadRevision(const Statement& q) {
   RevisionRecord r;
   r.repo = q.Text(0);
   r.sha = q.Text(1);
-  r.parents = FromJsonList(q.Text(2));
+  const std::string of = " of revision " + r.repo + "@" + r.sha;
+  for (auto [column, list, name] :
+       {std::tuple{2, &r.parents, "the parents"}, std::tuple{6, &r.authors, "the authors"},
+        std::tuple{7, &r.refs, "the refs"}}) {
+    Result<std::vector<std::string>> read = StoredStringList(q.Text(column), name + of);
+    if (!read.ok()) return read.error();
+    *list = std::move(read).value();
+  }
   r.authored_at = q.Text(3);
   r.title = q.Text(4);
   r.message = q.Text(5);
-  r.authors = FromJsonList(q.Text(6));
-  r.refs = FromJsonList(q.Text(7));
   r.first_seen_at = q.Int(8);
   r.ingest_order = q.Int(9);
   r.rewritten_away = q.Int(10) != 0;
@@ -257,7 +324,9 @@ Result<std::optional<RevisionRecord>> Store::GetRevision(const std::string& repo
   Result<bool> row = q.Step("reading revision");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<RevisionRecord>();
-  return std::optional<RevisionRecord>(ReadRevision(q));
+  Result<RevisionRecord> revision = ReadRevision(q);
+  if (!revision.ok()) return revision.error();
+  return std::optional<RevisionRecord>(std::move(revision).value());
 }
 
 Result<std::vector<RevisionRecord>> Store::ListRevisions(const std::string& repo, int64_t limit,
@@ -268,13 +337,7 @@ Result<std::vector<RevisionRecord>> Store::ListRevisions(const std::string& repo
       "WHERE repo = ?1 AND sha = ?3)) ORDER BY ingest_order DESC LIMIT ?2";
   HW_PREPARE(q, sql);
   q.Bind(1, repo).Bind(2, limit > 0 ? limit : int64_t{-1}).Bind(3, before);
-  std::vector<RevisionRecord> out;
-  while (true) {
-    Result<bool> row = q.Step("listing revisions");
-    if (!row.ok()) return row.error();
-    if (!*row) return out;
-    out.push_back(ReadRevision(q));
-  }
+  return Collect(q, "listing revisions", ReadRevision);
 }
 
 Result<std::optional<RevisionRecord>> Store::LatestRevision(const std::string& repo) {
@@ -286,7 +349,9 @@ Result<std::optional<RevisionRecord>> Store::LatestRevision(const std::string& r
   Result<bool> row = q.Step("reading the latest revision");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<RevisionRecord>();
-  return std::optional<RevisionRecord>(ReadRevision(q));
+  Result<RevisionRecord> revision = ReadRevision(q);
+  if (!revision.ok()) return revision.error();
+  return std::optional<RevisionRecord>(std::move(revision).value());
 }
 
 Result<diff::Manifest> Store::GetManifest(const std::string& repo, const std::string& sha) {
@@ -324,9 +389,9 @@ Result<std::optional<SafetensorsHeader>> Store::GetHeader(const std::string& sha
   Result<bool> row = q.Step("reading safetensors header");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<SafetensorsHeader>();
-  std::optional<SafetensorsHeader> h = HeaderFromJson(q.Text(0));
-  if (!h) return Error::Io("store: safetensors header " + sha256 + " is corrupt");
-  return h;
+  Result<SafetensorsHeader> h = HeaderFromJson(q.Text(0), "safetensors header " + sha256);
+  if (!h.ok()) return h.error();
+  return std::optional<SafetensorsHeader>(std::move(h).value());
 }
 
 Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
@@ -382,7 +447,7 @@ Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
                  "INSERT OR IGNORE INTO safetensors_headers (sha256, tensors, count, elements) "
                  "VALUES (?1, ?2, ?3, ?4)");
       HW_TRY(q.Bind(1, sha256)
-                 .Bind(2, HeaderToJson(header).dump())
+                 .Bind(2, DumpJson(HeaderToJson(header)))
                  .Bind(3, static_cast<int64_t>(header.tensors.size()))
                  .Bind(4, static_cast<int64_t>(elements))
                  .Run("storing safetensors header"));
@@ -399,8 +464,10 @@ Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
                  .Bind(4, diff::KindName(c.kind))
                  .Bind(5, diff::ImpactName(c.impact))
                  .Bind(6, c.path)
-                 .Bind(7, c.summary)
-                 .Bind(8, c.details.dump())
+                 .Bind(7, c.summary.size() > diff::kMaxSummaryBytes
+                              ? diff::CutText(c.summary, diff::kMaxSummaryBytes)
+                              : c.summary)
+                 .Bind(8, BoundedDetailsText(c.details))
                  .Bind(9, rev.first_seen_at)
                  .Run("recording a change"));
       change_ids.push_back(sqlite3_last_insert_rowid(impl_->db()));
@@ -444,20 +511,31 @@ Result<IngestOutcome> Store::Ingest(const RevisionIngest& in) {
 constexpr const char kChangeColumns[] =
     "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at FROM changes ";
 
-static ChangeRecord ReadChange(const Statement& q) {
+static Result<ChangeRecord> ReadChange(const Statement& q) {
   ChangeRecord r;
   r.id = q.Int(0);
   r.repo = q.Text(1);
   r.sha = q.Text(2);
   r.ordinal = static_cast<int>(q.Int(3));
-  diff::ParseKind(q.Text(4), r.change.kind);
+  const std::string what = "change " + std::to_string(r.id) + " (" + r.repo + "@" + r.sha + ")";
+  if (!diff::ParseKind(q.Text(4), r.change.kind)) {
+    return Error::Io("store: " + what + " is damaged: not a known kind");
+  }
   const std::string impact = q.Text(5);
-  r.change.impact = impact == "breaking"     ? diff::Impact::kBreaking
-                    : impact == "behavioral" ? diff::Impact::kBehavioral
-                                             : diff::Impact::kCosmetic;
+  if (impact == "breaking") {
+    r.change.impact = diff::Impact::kBreaking;
+  } else if (impact == "behavioral") {
+    r.change.impact = diff::Impact::kBehavioral;
+  } else if (impact == "cosmetic") {
+    r.change.impact = diff::Impact::kCosmetic;
+  } else {
+    return Error::Io("store: " + what + " is damaged: not a known impact");
+  }
   r.change.path = q.Text(6);
   r.change.summary = q.Text(7);
-  r.change.details = nlohmann::json::parse(q.Text(8), nullptr, false);
+  Result<nlohmann::json> details = StoredJson(q.Text(8), "the details of " + what);
+  if (!details.ok()) return details.error();
+  r.change.details = std::move(details).value();
   r.created_at = q.Int(9);
   return r;
 }

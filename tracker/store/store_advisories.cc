@@ -38,14 +38,14 @@ Status Store::RecordAdvisories(const RevisionIngest& in, const std::vector<int64
                  .Bind(3, rev.sha)
                  .Bind(4, change_id)
                  .Bind(5, kind)
-                 .Bind(6, a.osv.dump())
-                 .Bind(7, nlohmann::json(a.targets).dump())
+                 .Bind(6, DumpJson(a.osv))
+                 .Bind(7, DumpJson(nlohmann::json(a.targets)))
                  .Bind(8, rev.first_seen_at)
                  .Bind(9, *in.settle_at)
                  .Run("holding advisory " + a.id));
       continue;
     }
-    HW_TRY(InsertPublished({a.id, rev.repo, rev.sha, change_id, kind, a.osv.dump(), a.published,
+    HW_TRY(InsertPublished({a.id, rev.repo, rev.sha, change_id, kind, DumpJson(a.osv), a.published,
                             a.modified, rev.first_seen_at, a.targets, rev.first_seen_at}));
   }
   if (in.settle_at) {  // the burst goes on: everything held for the repo waits for this commit
@@ -104,18 +104,20 @@ Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_
     if (!held.ok()) return held.error();
     const std::string when = Rfc3339(now);
     for (const Held& h : *held) {
-      nlohmann::json osv = nlohmann::json::parse(h.osv, nullptr, false);
-      if (!osv.is_object()) return Error::Io("store: held advisory " + h.id + " is corrupt");
-      osv["published"] = when;
-      osv["modified"] = when;
-      osv["database_specific"]["ingested_at"] = Rfc3339(h.ingested_at);
-      std::vector<std::string> targets;
-      const nlohmann::json listed = nlohmann::json::parse(h.targets, nullptr, false);
-      for (const nlohmann::json& t : listed.is_array() ? listed : nlohmann::json::array()) {
-        if (t.is_string()) targets.push_back(t.get<std::string>());
+      Result<nlohmann::json> osv = StoredJson(h.osv, "held advisory " + h.id);
+      if (!osv.ok()) return osv.error();
+      const auto specific = osv->is_object() ? osv->find("database_specific") : osv->end();
+      if (!osv->is_object() || (specific != osv->end() && !specific->is_object())) {
+        return Error::Io("store: held advisory " + h.id + " is damaged: not an OSV record");
       }
-      HW_TRY(InsertPublished({h.id, repo, h.sha, h.change_id, h.kind, osv.dump(), when, when,
-                              h.ingested_at, targets, now}));
+      (*osv)["published"] = when;
+      (*osv)["modified"] = when;
+      (*osv)["database_specific"]["ingested_at"] = Rfc3339(h.ingested_at);
+      Result<std::vector<std::string>> targets =
+          StoredStringList(h.targets, "the delivery targets of held advisory " + h.id);
+      if (!targets.ok()) return targets.error();
+      HW_TRY(InsertPublished({h.id, repo, h.sha, h.change_id, h.kind, DumpJson(*osv), when, when,
+                              h.ingested_at, *targets, now}));
     }
     HW_PREPARE(d, "DELETE FROM held_advisories WHERE repo = ?1");
     HW_TRY(d.Bind(1, repo).Run("releasing held advisories"));
@@ -139,7 +141,7 @@ constexpr const char kAdvisoryColumns[] =
     "SELECT id, seq, repo, sha, change_id, kind, osv, published, modified, withdrawn, "
     "ingested_at FROM advisories ";
 
-static AdvisoryRecord ReadAdvisory(const Statement& q) {
+static Result<AdvisoryRecord> ReadAdvisory(const Statement& q) {
   AdvisoryRecord r;
   r.id = q.Text(0);
   r.seq = q.Int(1);
@@ -147,7 +149,10 @@ static AdvisoryRecord ReadAdvisory(const Statement& q) {
   r.sha = q.Text(3);
   r.change_id = q.Int(4);
   r.kind = q.Text(5);
-  r.osv = nlohmann::json::parse(q.Text(6), nullptr, false);
+  Result<nlohmann::json> osv = StoredJson(q.Text(6), "advisory " + r.id);
+  if (!osv.ok()) return osv.error();
+  if (!osv->is_object()) return Error::Io("store: advisory " + r.id + " is damaged: not an object");
+  r.osv = std::move(osv).value();
   r.published = q.Text(7);
   r.modified = q.Text(8);
   r.withdrawn = q.OptionalText(9);
@@ -175,7 +180,9 @@ Result<std::optional<AdvisoryRecord>> Store::GetAdvisory(const std::string& id) 
   Result<bool> row = q.Step("reading advisory");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<AdvisoryRecord>();
-  return std::optional<AdvisoryRecord>(ReadAdvisory(q));
+  Result<AdvisoryRecord> advisory = ReadAdvisory(q);
+  if (!advisory.ok()) return advisory.error();
+  return std::optional<AdvisoryRecord>(std::move(advisory).value());
 }
 
 }  // namespace hubwatch::store

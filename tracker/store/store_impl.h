@@ -6,7 +6,9 @@
 
 #include <sqlite3.h>
 
+#include <nlohmann/json.hpp>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -80,16 +82,43 @@ class Store::Impl {
   if (!var##_stmt.ok()) return var##_stmt.error();        \
   Statement var(impl_->db(), *var##_stmt)
 
-// Steps `q` to the end, reading each row with `read`.
+// JSON text for a column: invalid UTF-8 replaced (never an exception), compact.
+std::string DumpJson(const nlohmann::json& value);
+
+// JSON the store wrote, read back. A column that does not hold what the store writes there
+// (damaged on disk, or written by hand) is an Io error "store: <what> is damaged: ...", never
+// an exception and never a silent default.
+Result<nlohmann::json> StoredJson(const std::string& text, std::string_view what);
+// A JSON array of strings (refs, parents, authors, kinds, targets).
+Result<std::vector<std::string>> StoredStringList(const std::string& text, std::string_view what);
+
+template <class T>
+struct RowOf {
+  using type = T;
+};
+template <class T>
+struct RowOf<Result<T>> {
+  using type = T;
+};
+
+// Steps `q` to the end, reading each row with `read`, which returns a row or a Result of one
+// (the first error ends the walk).
 template <class Read>
 auto Collect(Statement& q, std::string_view doing, Read read)
-    -> Result<std::vector<decltype(read(q))>> {
-  std::vector<decltype(read(q))> out;
+    -> Result<std::vector<typename RowOf<decltype(read(q))>::type>> {
+  using Row = typename RowOf<decltype(read(q))>::type;
+  std::vector<Row> out;
   while (true) {
     Result<bool> row = q.Step(doing);
     if (!row.ok()) return row.error();
     if (!*row) return out;
-    out.push_back(read(q));
+    if constexpr (std::is_same_v<decltype(read(q)), Row>) {
+      out.push_back(read(q));
+    } else {
+      Result<Row> r = read(q);
+      if (!r.ok()) return r.error();
+      out.push_back(std::move(r).value());
+    }
   }
 }
 

@@ -1,6 +1,5 @@
 // Store: webhook subscriptions and the delivery state of their outbox rows (migration 0003).
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -14,23 +13,18 @@ constexpr const char* kSubscriptionColumns =
     "id, url, secret, repos, kinds, min_impact, source, disabled_at, disabled_reason, "
     "created_at, updated_at";
 
-// The kinds column: a JSON array of strings, as AddSubscription writes it; anything else reads
-// as no kinds.
-std::vector<std::string> KindsFromText(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  const bool strings = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& v) {
-                         return v.is_string();
-                       });
-  return strings ? j.get<std::vector<std::string>>() : std::vector<std::string>{};
-}
-
-Store::Subscription ReadSubscription(const Statement& q) {
+// The kinds column is a JSON array of strings, as AddSubscription writes it. Anything else is a
+// damaged row, an error: read as "no kinds" it would widen the subscription to every kind.
+Result<Store::Subscription> ReadSubscription(const Statement& q) {
   Store::Subscription s;
   s.id = q.Int(0);
   s.url = q.Text(1);
   s.secret = q.Text(2);
   s.repos = q.Text(3);
-  s.kinds = KindsFromText(q.Text(4));
+  Result<std::vector<std::string>> kinds =
+      StoredStringList(q.Text(4), "the kinds of subscription " + std::to_string(s.id));
+  if (!kinds.ok()) return kinds.error();
+  s.kinds = std::move(kinds).value();
   s.min_impact = q.Text(5);
   s.source = q.Text(6);
   if (!q.IsNull(7)) s.disabled_at = q.Int(7);
@@ -56,7 +50,7 @@ Result<int64_t> Store::AddSubscription(const Subscription& s) {
   HW_TRY(q.Bind(1, s.url)
              .Bind(2, s.secret)
              .Bind(3, s.repos)
-             .Bind(4, nlohmann::json(s.kinds).dump())
+             .Bind(4, DumpJson(nlohmann::json(s.kinds)))
              .Bind(5, s.min_impact)
              .Bind(6, s.source)
              .BindOptional(7, s.disabled_at)
@@ -74,21 +68,16 @@ Result<std::optional<Store::Subscription>> Store::GetSubscription(int64_t id) {
   Result<bool> row = q.Step("reading a subscription");
   if (!row.ok()) return row.error();
   if (!*row) return std::optional<Subscription>();
-  return std::optional<Subscription>(ReadSubscription(q));
+  Result<Subscription> s = ReadSubscription(q);
+  if (!s.ok()) return s.error();
+  return std::optional<Subscription>(std::move(s).value());
 }
 
 Result<std::vector<Store::Subscription>> Store::ListSubscriptions() {
   static const std::string sql =
       std::string("SELECT ") + kSubscriptionColumns + " FROM subscriptions ORDER BY id";
   HW_PREPARE(q, sql);
-  std::vector<Subscription> out;
-  for (;;) {
-    Result<bool> row = q.Step("listing subscriptions");
-    if (!row.ok()) return row.error();
-    if (!*row) break;
-    out.push_back(ReadSubscription(q));
-  }
-  return out;
+  return Collect(q, "listing subscriptions", ReadSubscription);
 }
 
 // Both helpers below run inside a caller's transaction. They are templates only so that they
@@ -185,7 +174,7 @@ Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
       HW_TRY(q.Bind(1, existing->id)
                  .Bind(2, w.secret)
                  .Bind(3, w.repos)
-                 .Bind(4, nlohmann::json(w.kinds).dump())
+                 .Bind(4, DumpJson(nlohmann::json(w.kinds)))
                  .Bind(5, w.min_impact)
                  .Bind(6, now)
                  .Run("updating a config subscription"));
