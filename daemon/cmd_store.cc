@@ -1,16 +1,23 @@
 // The commands that read the store: history, changes, advisories, show.
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "tracker/advisory/osv_export.h"
+#include "tracker/diff/terminal_text.h"
 
 namespace hubwatch::cli {
 namespace {
+
+using diff::EscapeForTerminal;
+
+// JSON for stdout: invalid UTF-8 in a stored string is replaced, never an exception.
+std::string Dump(const nlohmann::json& value) {
+  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 nlohmann::json RevisionJson(const store::RevisionRecord& r) {
   return {
@@ -31,11 +38,15 @@ nlohmann::json ChangeJson(const store::ChangeRecord& c) {
           {"recorded", c.created_at}};
 }
 
-std::string ChangeLine(const store::ChangeRecord& c) {
-  return c.sha.substr(0, 7) + "  " + std::string(diff::ImpactName(c.change.impact)) + "  " +
-         std::string(diff::KindName(c.change.kind)) +
-         (c.change.path.empty() ? "" : " (" + c.change.path + ")") + ": " + c.change.summary;
+// "behavioral  config (config.json): eos_token_id 1 -> 2", escaped for the terminal.
+std::string ChangeText(const store::ChangeRecord& c) {
+  return EscapeForTerminal(std::string(diff::ImpactName(c.change.impact)) + "  " +
+                           std::string(diff::KindName(c.change.kind)) +
+                           (c.change.path.empty() ? "" : " (" + c.change.path + ")") + ": " +
+                           c.change.summary);
 }
+
+std::string ShortSha(const std::string& sha) { return EscapeForTerminal(sha.substr(0, 7)); }
 
 int History(const Args& args, std::ostream& out, std::ostream& err) {
   CommonFlags flags;
@@ -63,12 +74,14 @@ int History(const Args& args, std::ostream& out, std::ostream& err) {
       list.push_back(std::move(j));
       continue;
     }
-    out << r.sha.substr(0, 7) << "  " << r.authored_at.substr(0, 10) << "  " << r.title
-        << (r.rewritten_away ? "  [rewritten away]" : "") << "\n";
-    for (const auto& c : *changes) out << "           " << ChangeLine(c).substr(9) << "\n";
+    out << ShortSha(r.sha) << "  " << EscapeForTerminal(r.authored_at.substr(0, 10)) << "  "
+        << EscapeForTerminal(r.title) << (r.rewritten_away ? "  [rewritten away]" : "") << "\n";
+    for (const auto& c : *changes) out << "           " << ChangeText(c) << "\n";
   }
-  if (flags.json) out << list.dump(2) << "\n";
-  if (!flags.json && revs->empty()) out << "no revisions recorded for " << positional[0] << "\n";
+  if (flags.json) out << Dump(list) << "\n";
+  if (!flags.json && revs->empty()) {
+    out << "no revisions recorded for " << EscapeForTerminal(positional[0]) << "\n";
+  }
   return 0;
 }
 
@@ -109,24 +122,50 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
     if (flags.json) {
       list.push_back(ChangeJson(c));
     } else {
-      out << (q.repo.empty() ? c.repo + "  " : "") << ChangeLine(c) << "\n";
+      out << (q.repo.empty() ? EscapeForTerminal(c.repo) + "  " : "") << ShortSha(c.sha) << "  "
+          << ChangeText(c) << "\n";
     }
   }
-  if (flags.json) out << list.dump(2) << "\n";
+  if (flags.json) out << Dump(list) << "\n";
   return 0;
 }
 
-int Advisories(const Args& args, std::ostream& out, std::ostream& err) {
+// The advisory's summary, or "" when the stored record has none (or not as a string).
+std::string OsvSummary(const nlohmann::json& osv) {
+  const auto it = osv.is_object() ? osv.find("summary") : osv.end();
+  return it != osv.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+constexpr const char kFollowDirSymlink[] = "--follow-dir-symlink";
+
+int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
   CommonFlags flags;
   std::vector<std::string> positional;
+  Args args;
+  bool follow_dir_symlink = false;
+  for (const std::string& a : all_args) {
+    if (a == kFollowDirSymlink) {
+      follow_dir_symlink = true;
+    } else {
+      args.push_back(a);
+    }
+  }
   if (Status s = ParseCommon(args, flags, positional, {"--export"}); !s.ok()) {
     return Fail(err, "advisories", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch advisories [REPO] --config FILE [--json] [--export DIR]\n\n"
+    out << "usage: hubwatch advisories [REPO] --config FILE [--json]\n"
+           "                           [--export DIR [--follow-dir-symlink]]\n\n"
            "OSV advisories, in publication order. --export writes DIR/<id>.json for each and\n"
-           "DIR/all.json listing {id, modified}, the layout of an OSV database export.\n";
+           "DIR/all.json listing {id, modified}, the layout of an OSV database export. Each file\n"
+           "is written to a temporary file in DIR and renamed over the old one: a symbolic link\n"
+           "at DIR/<name> is replaced, never followed. A DIR that is itself a symbolic link is\n"
+           "refused unless --follow-dir-symlink is given.\n";
     return 0;
+  }
+  if (follow_dir_symlink && !flags.values.count("--export")) {
+    return Fail(err, "advisories",
+                Error::InvalidInput(std::string(kFollowDirSymlink) + " needs --export DIR"));
   }
   store::Query q;
   if (!positional.empty()) q.repo = positional[0];
@@ -135,34 +174,24 @@ int Advisories(const Args& args, std::ostream& out, std::ostream& err) {
   Result<std::vector<store::AdvisoryRecord>> list = opened->store->ListAdvisories(q);
   if (!list.ok()) return Fail(err, "advisories", list.error());
   if (flags.values.count("--export")) {
-    const std::filesystem::path dir = flags.values["--export"];
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return Fail(err, "advisories", Error::Io(dir.string() + ": " + ec.message()));
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& a : *list) {
-      std::ofstream f(dir / (a.id + ".json"), std::ios::binary);
-      f << a.osv.dump(2) << "\n";
-      if (!f)
-        return Fail(err, "advisories",
-                    Error::Io((dir / (a.id + ".json")).string() + ": write failed"));
-      all.push_back({{"id", a.id}, {"modified", a.modified}});
+    const std::string& dir = flags.values["--export"];
+    std::vector<advisory::ExportedAdvisory> files;
+    files.reserve(list->size());
+    for (const auto& a : *list) files.push_back({a.id, a.modified, &a.osv});
+    if (Status s = advisory::ExportOsvDatabase(dir, files, follow_dir_symlink); !s.ok()) {
+      return Fail(err, "advisories", s);
     }
-    std::ofstream f(dir / "all.json", std::ios::binary);
-    f << all.dump(2) << "\n";
-    if (!f)
-      return Fail(err, "advisories", Error::Io((dir / "all.json").string() + ": write failed"));
-    out << "exported " << list->size() << " advisories to " << dir.string() << "\n";
+    out << "exported " << list->size() << " advisories to " << EscapeForTerminal(dir) << "\n";
     return 0;
   }
   if (flags.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& a : *list) arr.push_back(a.osv);
-    out << arr.dump(2) << "\n";
+    out << Dump(arr) << "\n";
     return 0;
   }
   for (const auto& a : *list) {
-    out << a.id << "  " << a.published << "  " << a.osv.value("summary", "") << "\n";
+    out << EscapeForTerminal(a.id + "  " + a.published + "  " + OsvSummary(a.osv)) << "\n";
   }
   return 0;
 }
@@ -190,11 +219,19 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
   const store::RevisionRecord* rev = nullptr;
   for (const auto& r : *revs) {
     if (!prefix.empty() && r.sha.rfind(prefix, 0) == 0) {
-      if (rev) return Fail(err, "show", Error::InvalidInput(prefix + " is ambiguous in " + repo));
+      if (rev) {
+        return Fail(err, "show",
+                    Error::InvalidInput(EscapeForTerminal(prefix) + " is ambiguous in " +
+                                        EscapeForTerminal(repo)));
+      }
       rev = &r;
     }
   }
-  if (!rev) return Fail(err, "show", Error::InvalidInput("no revision " + prefix + " of " + repo));
+  if (!rev) {
+    return Fail(err, "show",
+                Error::InvalidInput("no revision " + EscapeForTerminal(prefix) + " of " +
+                                    EscapeForTerminal(repo)));
+  }
   Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(repo, rev->sha);
   Result<std::optional<store::EstimateRecord>> estimate = store.GetEstimate(repo, rev->sha);
   Result<diff::Manifest> manifest = store.GetManifest(repo, rev->sha);
@@ -222,18 +259,21 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
     if (a.sha == rev->sha) j["advisories"].push_back(a.id);
   }
   if (flags.json) {
-    out << j.dump(2) << "\n";
+    out << Dump(j) << "\n";
     return 0;
   }
-  out << repo << "@" << rev->sha << "\n" << rev->authored_at << "  " << rev->title << "\n";
-  if (!rev->authors.empty()) out << "by " << rev->authors.front() << "\n";
+  out << EscapeForTerminal(repo + "@" + rev->sha) << "\n"
+      << EscapeForTerminal(rev->authored_at + "  " + rev->title) << "\n";
+  if (!rev->authors.empty()) out << "by " << EscapeForTerminal(rev->authors.front()) << "\n";
   out << manifest->size() << " files\n\nchanges:\n";
   for (const auto& c : *changes) {
-    out << "  " << ChangeLine(c).substr(9) << "\n";
+    out << "  " << ChangeText(c) << "\n";
     const auto diff_text = c.change.details.find("unified_diff");
     if (diff_text != c.change.details.end() && diff_text->is_string()) {
       std::istringstream lines(diff_text->get<std::string>());
-      for (std::string line; std::getline(lines, line);) out << "      " << line << "\n";
+      for (std::string line; std::getline(lines, line);) {
+        out << "      " << EscapeForTerminal(line) << "\n";
+      }
     }
   }
   if (changes->empty()) out << "  none\n";
@@ -244,7 +284,7 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
     out << "\n";
   }
   out << "\nadvisories:";
-  for (const auto& id : j["advisories"]) out << " " << id.get<std::string>();
+  for (const auto& id : j["advisories"]) out << " " << EscapeForTerminal(id.get<std::string>());
   out << (j["advisories"].empty() ? " none\n" : "\n");
   return 0;
 }

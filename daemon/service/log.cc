@@ -9,6 +9,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "tracker/diff/terminal_text.h"
+
 namespace hubwatch::service {
 namespace {
 
@@ -51,7 +53,7 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
     const std::string text(msg.payload.data(), msg.payload.size());
     std::string line;
     if (format_ == LogFormat::kJournal) {
-      line = "<" + std::to_string(Priority(msg.level)) + ">" + OneLine(text);
+      line = "<" + std::to_string(Priority(msg.level)) + ">" + diff::EscapeForTerminal(text);
     } else {
       const auto t = std::chrono::system_clock::to_time_t(msg.time);
       const auto ms =
@@ -72,7 +74,7 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
       } else {
         std::string lv = level;
         lv.resize(5, ' ');
-        line = std::string(stamp) + frac + " " + lv + " " + OneLine(text);
+        line = std::string(stamp) + frac + " " + lv + " " + diff::EscapeForTerminal(text);
       }
     }
     line += '\n';
@@ -81,12 +83,6 @@ class LineSink final : public spdlog::sinks::base_sink<std::mutex> {
   void flush_() override { std::fflush(stderr); }
 
  private:
-  static std::string OneLine(std::string s) {
-    for (char& c : s) {
-      if (c == '\n' || c == '\r') c = ' ';
-    }
-    return s;
-  }
   LogFormat format_;
 };
 

@@ -27,7 +27,7 @@ TEST(Log, UnderSystemdLinesCarryThePriorityAndNoTimestamp) {
     l.error("failed");
     l.debug("not at info");
   });
-  EXPECT_EQ(out, "<6>google/gemma-2-9b-it@1a2b3c4: 3 changes\n<4>two lines\n<3>failed\n");
+  EXPECT_EQ(out, "<6>google/gemma-2-9b-it@1a2b3c4: 3 changes\n<4>two\\x0alines\n<3>failed\n");
 }
 
 TEST(Log, TextLinesAreStampedInUtcAndAligned) {
@@ -36,6 +36,23 @@ TEST(Log, TextLinesAreStampedInUtcAndAligned) {
   EXPECT_TRUE(std::regex_match(
       out, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z warn  slow hub\n)")))
       << out;
+}
+
+// Upstream text in a message (a commit title) cannot drive the terminal or fake a log line.
+TEST(Log, TextLinesEscapeControlCharacters) {
+  const std::string out = Logged(LogFormat::kText, "info", [](spdlog::logger& l) {
+    l.info(
+        "org/m@1a2b3c4: fix \x1b[2J\x1b[31mred\n2026-01-01T00:00:00.000Z error  fake \xc2\x9b\xff");
+  });
+  EXPECT_TRUE(
+      std::regex_match(out, std::regex(R"(\S+ info  org/m@1a2b3c4: fix \\x1b\[2J\\x1b\[31mred\\x0a)"
+                                       R"(2026-01-01T00:00:00\.000Z error  fake \\u009b\\xff\n)")))
+      << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  const std::string journal = Logged(LogFormat::kJournal, "info", [](spdlog::logger& l) {
+    l.info("title \x1b]0;owned\x07\r\n<3>fake");
+  });
+  EXPECT_EQ(journal, "<6>title \\x1b]0;owned\\x07\\x0d\\x0a<3>fake\n");
 }
 
 TEST(Log, JsonLinesParse) {
