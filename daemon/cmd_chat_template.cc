@@ -5,12 +5,14 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 #include "commands.h"
+#include "estimator/json_nesting.h"
 #include "estimator/result.h"
 #include "nlohmann/json.hpp"
 #include "tracker/chat_template/template.h"
@@ -37,9 +39,14 @@ constexpr const char* kUsage =
     "strftime_now() formats the local time. Exit status: 0 rendered, 2 bad input or a template\n"
     "error (the message names the construct, its line and column).\n";
 
+// The user's files: a missing one, or a directory, is bad input (exit 2).
 Result<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error::InvalidInput(path + ": is a directory, not a file");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(path + ": cannot open");
+  if (!in) return Error::InvalidInput(path + ": cannot open");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Error::Io(path + ": read error");
@@ -54,6 +61,10 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 Result<nlohmann::ordered_json> ReadJson(const std::string& path) {
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) return text.error();
+  if (JsonNestsDeeperThan(*text)) {
+    return Error::InvalidInput(path + ": not valid JSON (nested deeper than " +
+                               std::to_string(kMaxJsonNesting) + " levels)");
+  }
   nlohmann::ordered_json json =
       nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return Error::InvalidInput(path + ": not valid JSON");

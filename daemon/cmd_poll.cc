@@ -7,6 +7,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "tracker/diff/terminal_text.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/pipeline/poller.h"
@@ -33,15 +34,6 @@ std::string Megabytes(uint64_t bytes) {
 }
 
 }  // namespace
-
-Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
-  hub::HubConfig hub_config;
-  hub_config.endpoint = config.hub.endpoint;
-  Result<std::optional<std::string>> token = ReadTokenFile(config);
-  if (!token.ok()) return token.error();
-  hub_config.token = *token;
-  return hub::LoadHubSettings(hub_config, hub::ProcessEnvironment());
-}
 
 int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   CommonFlags flags;
@@ -79,7 +71,10 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   hub::HubClientOptions client_options;
   client_options.settings = std::move(settings).value();
   client_options.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
-  client_options.log = [&err](std::string_view line) { err << "hubwatch: hub: " << line << "\n"; };
+  // Upstream text (commit titles, Hub error bodies) reaches these lines: escaped for the terminal.
+  client_options.log = [&err](std::string_view line) {
+    err << "hubwatch: hub: " << diff::EscapeForTerminal(line) << "\n";
+  };
   hub::HubStack stack(io, std::move(client_options),
                       std::make_unique<pipeline::StoreEtagCache>(store, [] {
                         return std::chrono::duration_cast<std::chrono::seconds>(
@@ -89,7 +84,9 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   pipeline::PollerOptions poller_options;
   poller_options.interval_s = config.poll.interval_s;
   poller_options.advise_cosmetic = config.poll.advise_cosmetic;
-  poller_options.log = [&err](std::string_view line) { err << "hubwatch: " << line << "\n"; };
+  poller_options.log = [&err](std::string_view line) {
+    err << "hubwatch: " << diff::EscapeForTerminal(line) << "\n";
+  };
   pipeline::Poller poller(stack.client(), store, poller_options);
 
   // Repos in parallel, up to hub.max_concurrent at a time; each repo's revisions in order.
@@ -134,7 +131,8 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     }
     out << r.repo << ": ";
     if (!r.ok) {
-      out << (r.never_seen ? "not found" : store::RepoStateName(r.state)) << ": " << r.error;
+      out << (r.never_seen ? "not found" : store::RepoStateName(r.state)) << ": "
+          << diff::EscapeForTerminal(r.error);
     } else if (!r.head_moved) {
       out << "unchanged";
     } else {
@@ -143,7 +141,10 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     }
     out << " (" << r.stats.requests << " requests, " << Megabytes(r.stats.bytes_received) << ")\n";
   }
-  if (flags.json) out << summary.dump(2) << "\n";
+  // Hub errors may quote upstream bytes: invalid UTF-8 is replaced, never thrown.
+  if (flags.json) {
+    out << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
   return failed ? 1 : 0;
 }
 

@@ -18,8 +18,11 @@ estimates, OSV advisories), and serves the HTTP API (config "listen", default 12
 Logs go to stderr: readable lines, journald priority prefixes under systemd, or JSON.
 
 Signals: SIGTERM / SIGINT stop (exit 0 within 10 s, nothing half-written); SIGHUP reloads the
-configuration (repos, intervals, budget, subscriptions), keeping all state. Under systemd
-(Type=notify) it reports READY, STATUS, WATCHDOG, RELOADING and STOPPING.
+configuration, checked as a start checks it and applied whole or not at all (repos, intervals,
+budget, subscriptions; store, listen, hub, api and log need a restart), keeping all state.
+Under systemd (Type=notify) it reports READY, STATUS, WATCHDOG, RELOADING and STOPPING.
+
+Exit status: 0 stopped by a signal, 2 a configuration it cannot run, 1 any other failure.
 )";
 
 }  // namespace

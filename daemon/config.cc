@@ -1,18 +1,57 @@
 #include "config.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <tuple>
 
+#include "estimator/json_nesting.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::cli {
 namespace {
 
+constexpr size_t kMaxConfigBytes = 64 << 20;
+
 Error Bad(const std::string& what) { return Error::InvalidInput(what); }
+
+// A value for an error message, never longer than ~90 characters: scalars as JSON (strings cut,
+// control characters escaped), arrays and objects by their size.
+std::string Describe(const nlohmann::json& v) {
+  if (v.is_string()) return QuoteForError(v.get_ref<const std::string&>());
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
+  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " key(s)";
+  return v.dump();  // a number, a boolean or null: short, and always valid UTF-8
+}
+
+// The end of the longest prefix of `text` of at most `max` bytes that does not split a UTF-8
+// character.
+size_t Utf8Prefix(std::string_view text, size_t max) {
+  if (text.size() <= max) return text.size();
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// `text` for a one-line message: at most `max` bytes ("..." when cut), control characters as
+// '?'.
+std::string OneLine(std::string_view text, size_t max) {
+  const size_t n = Utf8Prefix(text, max);
+  std::string out(text.substr(0, n));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return n < text.size() ? out + "..." : out;
+}
+
+// Whether `path` names a directory (then it is not the file a key wants).
+bool IsDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
 
 std::string Resolve(const std::string& base_dir, const std::string& path) {
   if (base_dir.empty() || path.empty() || path == ":memory:" || path[0] == '/') return path;
@@ -25,24 +64,47 @@ Status CheckKeys(const nlohmann::json& object, const std::string& where,
     if (known.count(it.key())) continue;
     std::string list;
     for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-    return Bad(where + ": unknown key \"" + it.key() + "\" (known: " + list + ")");
+    return Bad(where + ": unknown key " + QuoteForError(it.key()) + " (known: " + list + ")");
   }
   return Status::Ok();
 }
 
-Result<int64_t> PositiveInt(const nlohmann::json& v, const std::string& where, int64_t max) {
-  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > max) {
-    return Bad(where + " must be an integer between 1 and " + std::to_string(max) + ", got " +
-               v.dump());
+// An integer in [min, max] (max >= 0); unsigned values above INT64_MAX are out of range.
+Result<int64_t> IntInRange(const nlohmann::json& v, const std::string& where, int64_t min,
+                           int64_t max) {
+  bool in_range = false;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    in_range = u <= static_cast<uint64_t>(max) && static_cast<int64_t>(u) >= min;
+  } else if (v.is_number_integer()) {
+    const int64_t n = v.get<int64_t>();
+    in_range = n >= min && n <= max;
+  }
+  if (!in_range) {
+    return Bad(where + " must be an integer between " + std::to_string(min) + " and " +
+               std::to_string(max) + ", got " + Describe(v));
   }
   return v.get<int64_t>();
 }
 
+Result<int64_t> PositiveInt(const nlohmann::json& v, const std::string& where, int64_t max) {
+  return IntInRange(v, where, 1, max);
+}
+
 Result<std::string> String(const nlohmann::json& v, const std::string& where) {
-  if (!v.is_string() || v.get<std::string>().empty()) {
-    return Bad(where + " must be a non-empty string, got " + v.dump());
+  if (!v.is_string() || v.get_ref<const std::string&>().empty()) {
+    return Bad(where + " must be a non-empty string, got " + Describe(v));
   }
   return v.get<std::string>();
+}
+
+// A path-valued key: a non-empty string, resolved against the config's directory.
+Result<std::string> Path(const nlohmann::json& v, const std::string& where,
+                         const std::string& base_dir) {
+  Result<std::string> p = String(v, where);
+  if (!p.ok()) return p.error();
+  if (p->find('\0') != std::string::npos) return Bad(where + " must not hold a NUL character");
+  return Resolve(base_dir, *p);
 }
 
 // listen, admin_token_file, api, subscriptions, webhooks, log: what `hubwatch serve` reads.
@@ -53,9 +115,9 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
     c.api.listen = *l;
   }
   if (j.contains("admin_token_file")) {
-    Result<std::string> t = String(j["admin_token_file"], "admin_token_file");
+    Result<std::string> t = Path(j["admin_token_file"], "admin_token_file", base_dir);
     if (!t.ok()) return t.error();
-    c.api.admin_token_file = Resolve(base_dir, *t);
+    c.api.admin_token_file = *t;
   }
   if (j.contains("api")) {
     const nlohmann::json& a = j["api"];
@@ -96,9 +158,9 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
       if (!url.ok()) return url.error();
       sub.url = *url;
       Result<std::string> secret =
-          String(s.value("secret_file", nlohmann::json()), where + ".secret_file");
+          Path(s.value("secret_file", nlohmann::json()), where + ".secret_file", base_dir);
       if (!secret.ok()) return secret.error();
-      sub.secret_file = Resolve(base_dir, *secret);
+      sub.secret_file = *secret;
       if (s.contains("repos")) {
         Result<std::string> g = String(s["repos"], where + ".repos");
         if (!g.ok()) return g.error();
@@ -168,12 +230,28 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
 
 }  // namespace
 
+std::string QuoteForError(std::string_view value, size_t max) {
+  // Escapes make the quote longer than its input: shorten the input until the quote fits.
+  for (size_t cut = max;; cut /= 2) {
+    const size_t n = Utf8Prefix(value, cut);
+    // Invalid UTF-8 becomes U+FFFD instead of throwing; control characters are escaped.
+    std::string quoted = nlohmann::json(std::string(value.substr(0, n)))
+                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (quoted.size() <= max + 2 || n == 0) {
+      return n < value.size() ? quoted + "..." : quoted;
+    }
+  }
+}
+
 Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_dir) {
+  if (JsonNestsDeeperThan(text)) {
+    return Bad("not valid JSON: nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
+  }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Bad(std::string("not valid JSON (") + e.what() + ")");
+  } catch (const nlohmann::json::exception& e) {  // syntax, and numbers out of range (1e999)
+    return Bad("not valid JSON (" + OneLine(e.what(), 200) + ")");
   }
   if (!j.is_object()) return Bad("the configuration must be a JSON object");
   if (Status s = CheckKeys(j, "config",
@@ -184,11 +262,12 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   }
   DaemonConfig c;
   if (j.contains("store")) {
-    Result<std::string> s = String(j["store"], "store");
+    Result<std::string> s = Path(j["store"], "store", base_dir);
     if (!s.ok()) return s.error();
     c.store = *s;
+  } else {
+    c.store = Resolve(base_dir, c.store);
   }
-  c.store = Resolve(base_dir, c.store);
 
   if (j.contains("hub")) {
     const nlohmann::json& h = j["hub"];
@@ -201,12 +280,15 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     if (h.contains("endpoint")) {
       Result<std::string> e = String(h["endpoint"], "hub.endpoint");
       if (!e.ok()) return e.error();
+      if (!e->starts_with("http://") && !e->starts_with("https://")) {
+        return Bad("hub.endpoint must be an http(s) URL, got " + QuoteForError(*e));
+      }
       c.hub.endpoint = *e;
     }
     if (h.contains("token_file")) {
-      Result<std::string> t = String(h["token_file"], "hub.token_file");
+      Result<std::string> t = Path(h["token_file"], "hub.token_file", base_dir);
       if (!t.ok()) return t.error();
-      c.hub.token_file = Resolve(base_dir, *t);
+      c.hub.token_file = *t;
     }
     if (h.contains("max_concurrent")) {
       Result<int64_t> n = PositiveInt(h["max_concurrent"], "hub.max_concurrent", 1024);
@@ -238,13 +320,17 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
       repo.id = *id;
       if (!seen.insert(repo.id).second) return Bad(where + ": " + repo.id + " is listed twice");
       if (r.contains("refs")) {
-        if (!r["refs"].is_array() || r["refs"].empty()) {
-          return Bad(where + ".refs must be a non-empty array of branch or tag names");
+        if (!r["refs"].is_array() || r["refs"].empty() || r["refs"].size() > hub::kMaxTrackedRefs) {
+          return Bad(where + ".refs must be an array of 1 to " +
+                     std::to_string(hub::kMaxTrackedRefs) + " branch or tag names");
         }
         repo.refs.clear();
         for (const nlohmann::json& ref : r["refs"]) {
           Result<std::string> name = String(ref, where + ".refs[]");
           if (!name.ok()) return name.error();
+          if (Status v = hub::ValidateRefName(*name); !v.ok()) {
+            return Bad(where + ".refs[]: " + v.error().message);
+          }
           repo.refs.push_back(*name);
         }
       }
@@ -267,12 +353,9 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
                                    {"resolvers_quota", &c.poll.resolvers_quota, 10'000'000},
                                    {"quota_window_s", &c.poll.quota_window_s, 86400}}) {
       if (!p.contains(key)) continue;
-      if (std::string_view(key) == "settle_window_s" && p[key].is_number_integer() &&
-          p[key].get<int64_t>() == 0) {
-        *field = 0;  // 0: advise at once
-        continue;
-      }
-      Result<int64_t> n = PositiveInt(p[key], std::string("poll.") + key, max);
+      // settle_window_s 0: advise at once.
+      const int64_t min = std::string_view(key) == "settle_window_s" ? 0 : 1;
+      Result<int64_t> n = IntInRange(p[key], std::string("poll.") + key, min, max);
       if (!n.ok()) return n.error();
       *field = *n;
     }
@@ -295,13 +378,32 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   return c;
 }
 
-Result<DaemonConfig> LoadConfig(const std::string& path) {
+namespace {
+
+// At most `max` bytes of the file at `path`, plus one when it is longer. Errors are bad input:
+// the path came from the operator.
+Result<std::string> ReadBounded(const std::string& path, size_t max, const std::string& where) {
+  const std::string shown = QuoteForError(path, kMaxQuotedPath);
+  if (IsDirectory(path)) return Bad(where + shown + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(path + ": cannot open the configuration file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  if (!in) return Bad(where + "cannot read " + shown + ": " + std::strerror(errno));
+  std::string text(max + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Bad(where + "cannot read " + shown + ": " + std::strerror(errno));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+}  // namespace
+
+Result<DaemonConfig> LoadConfig(const std::string& path) {
+  Result<std::string> text = ReadBounded(path, kMaxConfigBytes, "");
+  if (!text.ok()) return text.error();
+  if (text->size() > kMaxConfigBytes) {
+    return Bad(path + ": larger than " + std::to_string(kMaxConfigBytes >> 20) + " MiB");
+  }
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  Result<DaemonConfig> c = ParseConfig(text.str(), dir);
+  Result<DaemonConfig> c = ParseConfig(*text, dir);
   if (!c.ok()) return Error{c.error().code, path + ": " + c.error().message};
   c->path = path;
   return c;
@@ -309,18 +411,21 @@ Result<DaemonConfig> LoadConfig(const std::string& path) {
 
 Result<std::string> ReadSecretFile(const std::string& path, const std::string& where) {
   constexpr size_t kMaxSecretFileBytes = 4096;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(where + ": cannot read " + path);
-  std::string text(kMaxSecretFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxSecretFileBytes) {
-    return Error::InvalidInput(where + ": " + path + " is too large");
+  Result<std::string> text = ReadBounded(path, kMaxSecretFileBytes, where + ": ");
+  if (!text.ok()) return text.error();
+  const std::string shown = QuoteForError(path, kMaxQuotedPath);
+  if (text->size() > kMaxSecretFileBytes) return Bad(where + ": " + shown + " is too large");
+  const size_t begin = text->find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return Bad(where + ": " + shown + " is empty");
+  const size_t end = text->find_last_not_of(" \t\r\n");
+  std::string secret = text->substr(begin, end - begin + 1);
+  for (unsigned char ch : secret) {
+    if (ch < 0x20 || ch == 0x7f) {  // a NUL would cut the secret short where it is used
+      return Bad(where + ": " + shown +
+                 " holds a control character (a secret is one line of printable text)");
+    }
   }
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return Error::InvalidInput(where + ": " + path + " is empty");
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
+  return secret;
 }
 
 namespace {
@@ -341,6 +446,17 @@ Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config) {
 
 Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config) {
   return ReadOptionalSecret(config.api.admin_token_file, "admin_token_file");
+}
+
+Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
+  hub::HubConfig hub_config;
+  hub_config.endpoint = config.hub.endpoint;
+  Result<std::optional<std::string>> token = ReadTokenFile(config);
+  if (!token.ok()) return token.error();
+  hub_config.token = *token;
+  Result<hub::HubSettings> settings = hub::LoadHubSettings(hub_config, hub::ProcessEnvironment());
+  if (!settings.ok()) return Bad(OneLine(settings.error().message, 200));
+  return settings;
 }
 
 }  // namespace hubwatch::cli

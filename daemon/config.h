@@ -8,7 +8,9 @@
 //    "poll": {"interval_s": 900, "advise_cosmetic": false}}
 //
 // Relative paths are relative to the directory of the config file. Unknown keys are errors (a
-// typo must not silently become a default). Plain value types.
+// typo must not silently become a default). Every error is InvalidInput (the operator's input),
+// names the file and the key, and quotes at most ~80 characters of the offending value; nothing
+// here throws. Plain value types.
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "estimator/result.h"
+#include "tracker/hub/hub_settings.h"
 
 namespace hubwatch::cli {
 
@@ -85,17 +88,28 @@ struct DaemonConfig {
   LogConfig log;
 };
 
-// Reads and validates the file; errors name the file and the key.
+// Reads (at most 64 MiB) and validates the file; errors name the file and the key. A missing
+// file, or a directory, is bad input.
 Result<DaemonConfig> LoadConfig(const std::string& path);
 // Parses config JSON text; `base_dir` resolves relative paths ("" = as given).
 Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_dir);
 
-// A secret file's text without surrounding whitespace (at most 4 KiB; empty is an error). Errors
+// `value` quoted for an error message: JSON string syntax (control characters escaped, invalid
+// UTF-8 replaced), at most `max` + 2 bytes with the quotes, then "..." when cut. Paths get more
+// room than values: their end names the file.
+inline constexpr size_t kMaxQuotedValue = 80;
+inline constexpr size_t kMaxQuotedPath = 160;
+std::string QuoteForError(std::string_view value, size_t max = kMaxQuotedValue);
+
+// A secret file's text without surrounding whitespace: at most 4 KiB, one line of printable
+// text (a NUL or any other control character is an error, not a cut). Errors are bad input,
 // start with `where` (the config key) and name the path, never the content.
 Result<std::string> ReadSecretFile(const std::string& path, const std::string& where);
 // The token from hub.token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config);
 // The admin token from admin_token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config);
+// The Hub endpoint and token: the config's, else the environment's (hub::LoadHubSettings).
+Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config);
 
 }  // namespace hubwatch::cli

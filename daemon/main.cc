@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "hubwatch/version.h"
+#include "service/signals.h"
 
 namespace {
 
@@ -51,6 +52,9 @@ void PrintHelp(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: a SIGHUP or SIGTERM in serve's first milliseconds waits for the
+  // service's handlers instead of killing it. Other commands keep the default actions.
+  if (argc > 1 && std::string_view(argv[1]) == "serve") hubwatch::service::BlockServiceSignals();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintHelp(std::cerr);

@@ -16,10 +16,13 @@
 #include "metrics.h"
 #include "notify.h"
 #include "poll_metrics.h"
+#include "prepared_config.h"
 #include "scheduler.h"
 #include "service_control.h"
 #include "service_etag_cache.h"
+#include "signals.h"
 #include "store_access.h"
+#include "store_gauges.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/pipeline/poller.h"
@@ -56,36 +59,28 @@ class Service::Impl final : public ServiceControl {
         scheduler_(SchedulerOptions{}) {}
 
   int Run() {
-    const cli::DaemonConfig& config = options_.config;
+    // signals_ has installed its handlers: a signal is now queued for it, not fatal.
+    UnblockServiceSignals();
+
+    Result<PreparedConfig> prepared = PrepareConfig(options_.config);
+    if (!prepared.ok()) return Fatal(prepared.error());
+    started_ = std::make_unique<const PreparedConfig>(std::move(prepared).value());
+    const cli::DaemonConfig& config = started_->config;
     Result<std::unique_ptr<ThreadedStoreAccess>> access =
         ThreadedStoreAccess::Open(io_, config.store);
-    if (!access.ok()) return Fatal(access.error().message);
+    if (!access.ok()) return Fatal(access.error());
     store_ = std::move(access).value();
-    // Read at every scrape (thread-safe counters): a store stuck behind another process's lock
-    // shows at once, not at the next status report.
-    metrics_.BeforeRender([this, store = store_.get()] {
-      metrics_.gauge("hubwatch_store_pending_writes", "writes queued for the store thread")
-          .Set(static_cast<double>(store->pending_writes()));
-      metrics_
-          .gauge("hubwatch_store_busy_seconds",
-                 "how long the store thread has been on its current writes (0 when idle)")
-          .Set(store->busy_for().count());
-      metrics_
-          .gauge("hubwatch_store_poll_time_write_failures",
-                 "unchanged polls whose poll times could not be written (they are polled again)")
-          .Set(static_cast<double>(store->failed_soon_writes()));
-    });
+    RefreshStoreGaugesAtEveryScrape(metrics_, *store_);
     log_->info("store {} open (schema version {})", config.store, store::Store::SchemaVersion());
     webhooks_ = std::make_unique<subscriptions::Webhooks>(
         io_, *store_, metrics_, [this](std::string_view line) { log_->info("{}", line); });
 
-    Result<hub::HubSettings> settings = HubSettings(config);
-    if (!settings.ok()) return Fatal(settings.error().message);
-    has_token_ = !settings->token.empty();
-    log_->info("hub {} ({})", settings->endpoint,
-               has_token_ ? "token from " + settings->token_source : std::string("anonymous"));
+    const hub::HubSettings& settings = started_->hub;
+    has_token_ = !settings.token.empty();
+    log_->info("hub {} ({})", settings.endpoint,
+               has_token_ ? "token from " + settings.token_source : std::string("anonymous"));
     hub::HubClientOptions client;
-    client.settings = std::move(settings).value();
+    client.settings = settings;
     client.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
     client.log = [this](std::string_view line) { log_->debug("hub: {}", line); };
     const std::string hub_url = client.settings.endpoint;
@@ -99,12 +94,14 @@ class Service::Impl final : public ServiceControl {
       if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
     });
 
-    ApplyConfig(config);
-    if (Status s = SyncRepos(config); !s.ok()) return Fatal(s.error().message);
-    if (Status s = Await([&](auto done) { webhooks_->Start(config, std::move(done)); }); !s.ok()) {
-      return Fatal(s.error().message);
+    // The start writes the configuration as a reload does, and waits for it.
+    auto wrote = std::make_shared<ConfigWrite>();
+    if (Status s = Await([&](auto done) { WriteToStore(*started_, wrote, std::move(done)); });
+        !s.ok()) {
+      return Fatal(s.error());
     }
-    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error().message);
+    Apply(*started_, *wrote);
+    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
 
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
     Tick();
@@ -150,17 +147,19 @@ class Service::Impl final : public ServiceControl {
   }
 
  private:
-  int Fatal(const std::string& why) {
-    log_->error("{}", why);
-    (void)notify_.Send("STATUS=failed: " + why);
+  // Exit status 2 for bad input (the configuration), 1 for anything else.
+  int Fatal(const Error& why) {
+    log_->error("{}", why.message);
+    (void)notify_.Send("STATUS=failed: " + why.message);
     api_.reset();
     if (webhooks_) webhooks_->Stop();
     webhooks_.reset();
     if (store_) store_->Shutdown();
-    return 1;
+    return why.code == ErrorCode::kInvalidInput ? 2 : 1;
   }
 
-  // Runs the loop until `start`'s completion is called (startup only, before io_.run()).
+  // Runs the loop until `start`'s completion is called. Startup only, before io_.run(): never
+  // from a handler (it would restart and re-enter the running loop).
   template <class Start>
   Status Await(Start start) {
     std::optional<Status> done;
@@ -178,21 +177,20 @@ class Service::Impl final : public ServiceControl {
   }
 
   Status StartApi(const cli::DaemonConfig& config, const std::string& hub_url) {
-    Result<std::optional<std::string>> admin = cli::ReadAdminToken(config);
-    if (!admin.ok()) return admin.error();
+    const std::optional<std::string>& admin = started_->admin_token;
     api::ApiDeps deps;
     deps.io = &io_;
     deps.store = store_.get();
     deps.metrics = &metrics_;
     deps.control = this;
     deps.subscriptions = webhooks_->handler();
-    deps.admin_token = *admin;
+    deps.admin_token = admin;
     deps.hub_url = hub_url;
     Result<std::unique_ptr<api::ApiServer>> api = api::ApiServer::Start(config.api, deps);
     if (!api.ok()) return Error::Io("API on " + config.api.listen + ": " + api.error().message);
     api_ = std::move(api).value();
     api_port_ = api_->port();
-    if (!*admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
+    if (!admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
     return Status::Ok();
   }
 
@@ -201,16 +199,8 @@ class Service::Impl final : public ServiceControl {
         .Set(static_cast<double>(scheduler_.size()));
   }
 
-  static Result<hub::HubSettings> HubSettings(const cli::DaemonConfig& config) {
-    hub::HubConfig hub_config;
-    hub_config.endpoint = config.hub.endpoint;
-    Result<std::optional<std::string>> token = cli::ReadTokenFile(config);
-    if (!token.ok()) return token.error();
-    hub_config.token = *token;
-    return hub::LoadHubSettings(hub_config, hub::ProcessEnvironment());
-  }
-
-  void ApplyConfig(const cli::DaemonConfig& config) {
+  // The scheduler's and the poller's options from `config`; running polls keep their own.
+  void ApplyOptions(const cli::DaemonConfig& config) {
     SchedulerOptions s;
     s.interval_s = config.poll.interval_s;
     s.max_concurrent = config.poll.max_concurrent;
@@ -243,31 +233,32 @@ class Service::Impl final : public ServiceControl {
     }
   }
 
-  // Adds the config's repos to the store (new ones, or new refs), then tracks every stored repo.
-  Status SyncRepos(const cli::DaemonConfig& config) {
-    const int64_t now = WallNow();
-    Status added = Await([&](auto done) {
-      store_->Write(
-          [repos = config.repos, now](store::Store& w) -> Status {
-            for (const cli::RepoConfig& r : repos) {
-              store::RepoRecord record;
-              record.id = r.id;
-              record.refs = r.refs;
-              record.added_at = now;
-              if (Status s = w.AddRepo(record); !s.ok()) return s;
-            }
-            return Status::Ok();
-          },
-          std::move(done));
-    });
-    if (!added.ok()) return added;
-    Result<std::vector<store::RepoRecord>> repos = store_->reads().ListRepos();
-    if (!repos.ok()) return repos.error();
-    for (const store::RepoRecord& r : *repos) {
+  // Writes what `config` changes in the store (WriteConfig, on the store thread); `done` runs
+  // on this thread with its status, `wrote` filled when it is ok.
+  void WriteToStore(const PreparedConfig& config, std::shared_ptr<ConfigWrite> wrote,
+                    std::function<void(Status)> done) {
+    store_->Write(
+        [&config, wrote, now = WallNow()](store::Store& w) -> Status {
+          Result<ConfigWrite> r = WriteConfig(w, config, now);
+          if (!r.ok()) return r.error();
+          *wrote = std::move(r).value();
+          return Status::Ok();
+        },
+        std::move(done));
+  }
+
+  // What follows a configuration's store write, in memory: cannot fail.
+  void Apply(const PreparedConfig& config, const ConfigWrite& wrote) {
+    ApplyOptions(config.config);
+    for (const std::string& id : wrote.untracked) {
+      scheduler_.Untrack(id);
+      log_->info("{}: untracked, the configuration no longer lists it", id);
+    }
+    for (const store::RepoRecord& r : wrote.repos) {
       if (!scheduler_.tracked(r.id)) scheduler_.Track(r.id, r.next_poll_at);
     }
     UpdateRepoGauge();
-    return Status::Ok();
+    webhooks_->Apply(config.config.webhooks, wrote.all_subscriptions, wrote.subscriptions);
   }
 
   void Tick() {
@@ -355,17 +346,7 @@ class Service::Impl final : public ServiceControl {
     (void)notify_.StatusLine(StatusLine());
     metrics_.gauge("hubwatch_polls_in_flight", "polls running")
         .Set(static_cast<double>(scheduler_.in_flight()));
-    if (Result<int64_t> pending = store_->reads().CountPendingDeliveries(); pending.ok()) {
-      metrics_.gauge("hubwatch_outbox_pending", "webhook deliveries not yet delivered or failed")
-          .Set(static_cast<double>(*pending));
-    }
-    if (Result<std::vector<store::Store::HeldBurst>> held = store_->reads().HeldBursts();
-        held.ok()) {
-      int64_t n = 0;
-      for (const store::Store::HeldBurst& b : *held) n += b.advisories;
-      metrics_.gauge("hubwatch_advisories_held", "advisories waiting for their burst to settle")
-          .Set(static_cast<double>(n));
-    }
+    ReportStoreContents(metrics_, store_->reads());
     status_.expires_after(kStatusEvery);
     status_.async_wait([this](auto ec) {
       if (!ec) ReportStatus();
@@ -389,28 +370,60 @@ class Service::Impl final : public ServiceControl {
     BeginStop(sig == SIGTERM ? "SIGTERM" : "SIGINT");
   }
 
+  // SIGHUP: the configuration file validated as a start validates it (PrepareConfig), its
+  // store changes written in one transaction, then applied; on any failure nothing changes. A
+  // SIGHUP during a reload runs another once this one ends.
   void Reload() {
+    if (reloading_) {
+      reload_again_ = true;
+      return;
+    }
     (void)notify_.Reloading();
     log_->info("SIGHUP: reloading {}", options_.config.path);
-    Result<cli::DaemonConfig> next =
+    Result<cli::DaemonConfig> read =
         options_.reload ? options_.reload() : cli::LoadConfig(options_.config.path);
+    Result<PreparedConfig> next =
+        read.ok() ? PrepareConfig(std::move(read).value()) : Result<PreparedConfig>(read.error());
     if (!next.ok()) {
-      log_->error("reload failed, keeping the running configuration: {}", next.error().message);
-    } else {
-      options_.config = std::move(next).value();
-      ApplyConfig(options_.config);
-      if (Status s = SyncRepos(options_.config); !s.ok()) {
-        log_->error("reload: {}", s.error().message);
+      log_->error("reload rejected, the running configuration stays: {}", next.error().message);
+      return EndReload("rejected");
+    }
+    if (std::vector<std::string> keys = KeysNeedingRestart(*started_, *next); !keys.empty()) {
+      std::string list;
+      for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+      log_->warn("reload: {} changed; the new value(s) take effect at the next restart", list);
+    }
+    reloading_ = true;
+    auto config = std::make_shared<const PreparedConfig>(std::move(next).value());
+    auto wrote = std::make_shared<ConfigWrite>();
+    WriteToStore(*config, wrote, [this, config, wrote](Status s) {
+      reloading_ = false;
+      if (stopping_) return;  // nothing more to apply or to announce
+      if (!s.ok()) {
+        log_->error("reload failed, the running configuration stays: {}", s.error().message);
+        return EndReload("failed");
       }
-      webhooks_->Reload(options_.config, [this](Status s) {
-        if (!s.ok()) log_->error("reload: subscriptions unchanged: {}", s.error().message);
-      });
+      Apply(*config, *wrote);
       log_->info("reloaded: watching {} repos every {} s", scheduler_.size(),
                  scheduler_.options().interval_s);
       RearmTick();
-    }
+      EndReload("applied");
+    });
+  }
+
+  // result: "applied", "rejected" (the configuration is invalid) or "failed" (the store).
+  void EndReload(const char* result) {
+    metrics_
+        .counter("hubwatch_config_reloads_total",
+                 "configuration reloads (SIGHUP) by result: applied, rejected, failed",
+                 {{"result", result}})
+        .Add();
     (void)notify_.Ready();
     (void)notify_.StatusLine(StatusLine());
+    if (reload_again_ && !stopping_) {
+      reload_again_ = false;
+      Reload();
+    }
   }
 
   void BeginStop(const std::string& why) {
@@ -443,6 +456,8 @@ class Service::Impl final : public ServiceControl {
   }
 
   ServiceOptions options_;
+  // What the service started with: the keys that need a restart keep these values.
+  std::unique_ptr<const PreparedConfig> started_;
   const Notifier& notify_;
   std::shared_ptr<spdlog::logger> log_;
   boost::asio::io_context io_;
@@ -463,6 +478,8 @@ class Service::Impl final : public ServiceControl {
   int64_t errors_ = 0;
   bool has_token_ = false;
   bool stopping_ = false;
+  bool reloading_ = false;     // a reload's store write is in flight
+  bool reload_again_ = false;  // a SIGHUP came meanwhile
   int exit_code_ = 0;
 
   friend class Service;

@@ -14,9 +14,12 @@
 // Lifecycle: READY=1 once the store is open, the listener bound and the first schedule armed;
 // SIGTERM/SIGINT send STOPPING=1, stop scheduling, abandon in-flight Hub calls (a revision is
 // committed whole or not at all), drain the store thread and return 0 within 10 s; SIGHUP sends
-// RELOADING=1 + MONOTONIC_USEC, re-reads the config (repos, intervals, budget, subscriptions)
-// keeping all state, then READY=1 again; WATCHDOG=1 at half of WATCHDOG_USEC, only while the
-// scheduler's tick keeps running. STATUS= says what it is doing.
+// RELOADING=1 + MONOTONIC_USEC, re-reads the config and checks it as the start did
+// (PrepareConfig), writes its store changes in one transaction and applies the rest (repos,
+// intervals, budget, subscriptions) keeping all state - or, on any failure, nothing - then
+// READY=1 again; WATCHDOG=1 at half of WATCHDOG_USEC, only while the scheduler's tick keeps
+// running. STATUS= says what it is doing. Run() returns 2 when the configuration cannot be run
+// (bad input), 1 for other start failures.
 
 #include <functional>
 #include <memory>

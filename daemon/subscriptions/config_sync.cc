@@ -1,8 +1,8 @@
 #include "daemon/subscriptions/config_sync.h"
 
-#include <memory>
 #include <set>
 
+#include "daemon/subscriptions/matcher.h"
 #include "daemon/subscriptions/signature.h"
 #include "daemon/subscriptions/target_policy.h"
 
@@ -26,8 +26,9 @@ Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
     Result<std::string> secret = cli::ReadSecretFile(e.secret_file, where + ".secret_file");
     if (!secret.ok()) return secret.error();
     if (Result<std::string> key = ParseSecret(*secret); !key.ok()) {
-      return Error::InvalidInput(where + ".secret_file: " + e.secret_file + ": " +
-                                 key.error().message);
+      return Error::InvalidInput(
+          where + ".secret_file: " + cli::QuoteForError(e.secret_file, cli::kMaxQuotedPath) + ": " +
+          key.error().message);
     }
     store::Store::Subscription s;
     s.url = e.url;
@@ -39,30 +40,6 @@ Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
     out.push_back(std::move(s));
   }
   return out;
-}
-
-void SyncConfigSubscriptions(const cli::DaemonConfig& config, service::StoreAccess& store,
-                             SubscriptionMatcher& matcher, int64_t now,
-                             std::function<void(Result<store::Store::SubscriptionSync>)> done) {
-  Result<std::vector<store::Store::Subscription>> wanted =
-      LoadConfigSubscriptions(config.subscriptions, config.webhooks);
-  if (!wanted.ok()) {
-    done(wanted.error());
-    return;
-  }
-  auto sync = std::make_shared<store::Store::SubscriptionSync>();
-  store.Write(
-      [wanted = std::move(*wanted), sync, now](store::Store& w) -> Status {
-        Result<store::Store::SubscriptionSync> r = w.SyncConfigSubscriptions(wanted, now);
-        if (!r.ok()) return r.error();
-        *sync = *r;
-        return Status::Ok();
-      },
-      [&store, &matcher, sync, done = std::move(done)](Status s) {
-        if (!s.ok()) return done(s.error());
-        if (Status r = matcher.Refresh(store.reads()); !r.ok()) return done(r.error());
-        done(*sync);
-      });
 }
 
 }  // namespace hubwatch::subscriptions

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "daemon/config.h"
+
 namespace hubwatch::subscriptions {
 namespace {
 
@@ -38,7 +40,8 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
   if (depth != 0) return Error::InvalidInput("repos has an unclosed [");
   for (const std::string& k : kinds) {
     diff::ChangeKind kind;
-    if (!diff::ParseKind(k, kind)) return Error::InvalidInput("unknown change kind \"" + k + "\"");
+    if (!diff::ParseKind(k, kind))
+      return Error::InvalidInput("unknown change kind " + cli::QuoteForError(k));
   }
   diff::Impact impact;
   if (!ParseImpact(min_impact, impact)) {

@@ -3,7 +3,6 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 
-#include "daemon/subscriptions/config_sync.h"
 #include "daemon/subscriptions/curl_webhook_sender.h"
 #include "daemon/subscriptions/deliverer.h"
 #include "daemon/subscriptions/matcher.h"
@@ -14,12 +13,6 @@
 
 namespace hubwatch::subscriptions {
 namespace {
-
-int64_t WallSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string UserAgent() { return std::string("hubwatch/") + kVersion; }
 
@@ -62,37 +55,22 @@ Webhooks::Webhooks(boost::asio::io_context& io, service::StoreAccess& store,
 
 Webhooks::~Webhooks() { Stop(); }
 
-void Webhooks::Start(const cli::DaemonConfig& config, std::function<void(Status)> done) {
-  Sync(config, [this, done = std::move(done)](Status s) {
-    if (s.ok() && !parts_->started) {
-      parts_->started = true;
-      parts_->deliverer->Start();
-    }
-    done(s);
-  });
-}
-
-void Webhooks::Reload(const cli::DaemonConfig& config, std::function<void(Status)> done) {
-  Sync(config, [this, done = std::move(done)](Status s) {
-    if (s.ok()) parts_->deliverer->Kick();
-    done(s);
-  });
-}
-
-void Webhooks::Sync(const cli::DaemonConfig& config, std::function<void(Status)> done) {
-  const cli::WebhookConfig& w = config.webhooks;
-  parts_->deliverer->SetPolicy(w.retry_for_s, std::chrono::seconds(w.timeout_s),
-                               w.allow_private_targets);
-  parts_->api.set_allow_private_targets(w.allow_private_targets);
-  SyncConfigSubscriptions(config, parts_->store, parts_->matcher, WallSeconds(),
-                          [this, done = std::move(done)](Result<store::Store::SubscriptionSync> r) {
-                            if (!r.ok()) return done(r.error());
-                            parts_->log("subscriptions: " + std::to_string(parts_->matcher.size()) +
-                                        " active (" + std::to_string(r->added) + " added, " +
-                                        std::to_string(r->updated) + " updated, " +
-                                        std::to_string(r->removed) + " removed from the config)");
-                            done(Status::Ok());
-                          });
+void Webhooks::Apply(const cli::WebhookConfig& policy,
+                     const std::vector<store::Store::Subscription>& subscriptions,
+                     const store::Store::SubscriptionSync& sync) {
+  parts_->deliverer->SetPolicy(policy.retry_for_s, std::chrono::seconds(policy.timeout_s),
+                               policy.allow_private_targets);
+  parts_->api.set_allow_private_targets(policy.allow_private_targets);
+  parts_->matcher.Reset(subscriptions);
+  parts_->log("subscriptions: " + std::to_string(parts_->matcher.size()) + " active (" +
+              std::to_string(sync.added) + " added, " + std::to_string(sync.updated) +
+              " updated, " + std::to_string(sync.removed) + " removed from the config)");
+  if (!parts_->started) {
+    parts_->started = true;
+    parts_->deliverer->Start();
+  } else {
+    parts_->deliverer->Kick();
+  }
 }
 
 void Webhooks::Kick() {

@@ -4,9 +4,9 @@
 // asks for outbox targets, the admin API's subscription handler, and the deliverer draining the
 // durable outbox over a libcurl sender.
 //
-//   Start(config)   syncs the config's subscriptions into the store, loads the matcher, then
-//                   starts delivering (rows left pending by an earlier run included)
-//   Reload(config)  the same for a reloaded config; on error the running set stays
+//   Apply(...)      the config's subscriptions were written to the store (a start or a
+//                   reload): the delivery policy, the matcher reloaded, delivering started on
+//                   the first call (rows left pending by an earlier run included), kicked later
 //   Kick()          new outbox rows were committed
 //   Stop()          no new attempts; transfers in flight are cut (not counted as attempts)
 //
@@ -24,6 +24,7 @@
 #include "daemon/config.h"
 #include "estimator/result.h"
 #include "tracker/diff/change.h"
+#include "tracker/store/store.h"
 
 namespace boost::asio {
 class io_context;
@@ -47,9 +48,11 @@ class Webhooks {
   Webhooks(const Webhooks&) = delete;
   Webhooks& operator=(const Webhooks&) = delete;
 
-  // `done` runs on the network thread; an error names the bad entry, never a secret.
-  void Start(const cli::DaemonConfig& config, std::function<void(Status)> done);
-  void Reload(const cli::DaemonConfig& config, std::function<void(Status)> done);
+  // `subscriptions`: every subscription in the store after the write; `sync`: what the write
+  // changed among the config's. Cannot fail.
+  void Apply(const cli::WebhookConfig& policy,
+             const std::vector<store::Store::Subscription>& subscriptions,
+             const store::Store::SubscriptionSync& sync);
   void Kick();
   void Stop();
 
@@ -58,7 +61,6 @@ class Webhooks {
 
  private:
   struct Parts;
-  void Sync(const cli::DaemonConfig& config, std::function<void(Status)> done);
   std::unique_ptr<Parts> parts_;
 };
 

@@ -5,12 +5,15 @@
 // that reads what the service tells systemd.
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "service/log.h"
@@ -76,6 +79,32 @@ class NotifySocket {
   std::vector<std::string> seen_, consumed_;
 };
 
+// A log sink that keeps every message, for tests that check what the service said.
+class CapturedLog : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  std::vector<std::string> lines() {
+    std::lock_guard lock(mutex_);
+    return lines_;
+  }
+  // The lines holding `needle`.
+  std::vector<std::string> Matching(const std::string& needle) {
+    std::vector<std::string> out;
+    for (const std::string& l : lines()) {
+      if (l.find(needle) != std::string::npos) out.push_back(l);
+    }
+    return out;
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    lines_.emplace_back(msg.payload.data(), msg.payload.size());
+  }
+  void flush_() override {}
+
+ private:
+  std::vector<std::string> lines_;
+};
+
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -126,9 +155,15 @@ class ServiceTest : public ::testing::Test {
   void Start(cli::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
              std::function<Result<cli::DaemonConfig>()> reload = nullptr) {
     notifier_ = Notifier(notify_.path(), watchdog);
-    auto logger = MakeLogger(LogFormat::kText, config.log.level);
+    std::shared_ptr<spdlog::logger> logger;
+    if (captured_log_) {
+      logger = std::make_shared<spdlog::logger>("service-test", captured_log_);
+      logger->set_level(spdlog::level::info);
+    } else {
+      logger = *MakeLogger(LogFormat::kText, config.log.level);
+    }
     service_ =
-        std::make_unique<Service>(ServiceOptions{std::move(config), *logger, reload}, notifier_);
+        std::make_unique<Service>(ServiceOptions{std::move(config), logger, reload}, notifier_);
     thread_ = std::thread([this] { exit_code_ = service_->Run(); });
   }
 
@@ -144,6 +179,8 @@ class ServiceTest : public ::testing::Test {
   }
 
   std::unique_ptr<fakehub::FakeHub> hub_;
+  // Set before Start() to keep what the service logs (at info and above).
+  std::shared_ptr<CapturedLog> captured_log_;
   std::string dir_;
   NotifySocket notify_;
   Notifier notifier_;

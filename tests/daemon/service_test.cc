@@ -1,7 +1,10 @@
 // hubwatch serve in-process against fakehub: the systemd notify protocol on a test socket,
-// stopping, reloading, and a stop in the middle of ingestion.
+// stopping, reloading (also during an ingest: CI runs this suite under ThreadSanitizer), a stop
+// in the middle of ingestion, and a start refused for bad input.
 
+#include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include "tests/daemon/service_env.h"
@@ -10,6 +13,36 @@ namespace hubwatch::service {
 namespace {
 
 using testing::ServiceTest;
+
+constexpr const char* kLlama = "meta-llama/Meta-Llama-3-8B-Instruct";   // 5 commits
+constexpr const char* kMistral = "mistralai/Mistral-7B-Instruct-v0.3";  // 7 commits
+
+// Every tree read answers `delay` late.
+void SlowTreeReads(fakehub::FakeHub* hub, std::chrono::milliseconds delay) {
+  fakehub::FaultRule slow;
+  slow.path_regex = "/tree/";
+  slow.action = fakehub::FaultAction::kDelay;
+  slow.delay = delay;
+  hub->AddFault(slow);
+}
+
+// Revisions stored for `repo` (-1 when the store cannot be read).
+int64_t StoredRevisions(store::Store& store, const std::string& repo) {
+  auto revs = store.ListRevisions(repo);
+  return revs.ok() ? static_cast<int64_t>(revs->size()) : -1;
+}
+
+// Waits up to `seconds` for `done(store)` on a fresh read connection to the service's store.
+template <class Done>
+bool StoreReaches(const std::string& db, Done done, int seconds = 30) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto store = store::Store::Open(db);
+    if (store.ok() && done(**store)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
 
 TEST_F(ServiceTest, ReadyWatchdogStatusAndStoppingOnTheNotifySocket) {
   Start(Config({"google/gemma-7b-it"}), std::chrono::milliseconds(400));
@@ -23,15 +56,13 @@ TEST_F(ServiceTest, ReadyWatchdogStatusAndStoppingOnTheNotifySocket) {
 }
 
 TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
-  // Slow Hub: every tree read takes 300 ms, so the signal lands mid-ingestion.
-  fakehub::FaultRule slow;
-  slow.path_regex = "/tree/";
-  slow.action = fakehub::FaultAction::kDelay;
-  slow.delay = std::chrono::milliseconds(300);
-  hub_->AddFault(slow);
-  Start(Config({"meta-llama/Meta-Llama-3-8B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3"}));
+  SlowTreeReads(hub_.get(), std::chrono::milliseconds(300));  // the signal lands mid-ingestion
+  Start(Config({kLlama, kMistral}));
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Mid-ingestion: some revision is committed (so the test sees what a stop leaves), not all.
+  ASSERT_TRUE(StoreReaches(dir_ + "/hubwatch.db", [](store::Store& s) {
+    return StoredRevisions(s, kLlama) + StoredRevisions(s, kMistral) >= 1;
+  }));
   const auto t0 = std::chrono::steady_clock::now();
   kill(getpid(), SIGTERM);
   ASSERT_TRUE(notify_.WaitFor("STOPPING=1"));
@@ -40,8 +71,10 @@ TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
 
   // Every revision stored is whole: its manifest is there and the cursor is a stored revision.
   auto store = OpenStore();
-  for (const char* repo :
-       {"meta-llama/Meta-Llama-3-8B-Instruct", "mistralai/Mistral-7B-Instruct-v0.3"}) {
+  const int64_t stored = StoredRevisions(*store, kLlama) + StoredRevisions(*store, kMistral);
+  EXPECT_GE(stored, 1);
+  EXPECT_LT(stored, 5 + 7) << "the stop did not land during the ingestion";
+  for (const char* repo : {kLlama, kMistral}) {
     auto revs = store->ListRevisions(repo);
     ASSERT_TRUE(revs.ok());
     for (const auto& r : revs.value())
@@ -74,6 +107,76 @@ TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
   EXPECT_TRUE(ingested);
   service_->Stop();
   EXPECT_EQ(Join(), 0);
+}
+
+TEST_F(ServiceTest, AReloadNamesTheKeysThatNeedARestartInOneLineAndKeepsThem) {
+  captured_log_ = std::make_shared<testing::CapturedLog>();
+  cli::DaemonConfig first = Config({"google/gemma-7b-it"});
+  cli::DaemonConfig second = first;
+  second.api.listen = "127.0.0.1:1";
+  second.store = dir_ + "/elsewhere.db";
+  second.poll.interval_s = 7200;  // applied at once
+  Start(first, std::nullopt, [second] { return Result<cli::DaemonConfig>(second); });
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  kill(getpid(), SIGHUP);
+  ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  const auto restart = captured_log_->Matching("next restart");
+  ASSERT_EQ(restart.size(), 1u);
+  EXPECT_NE(restart[0].find("store, listen"), std::string::npos) << restart[0];
+  EXPECT_EQ(captured_log_->Matching("reloaded: watching 1 repos every 7200 s").size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/elsewhere.db"));  // the running store stays
+  service_->Stop();
+  EXPECT_EQ(Join(), 0);
+}
+
+// The poller's options are replaced on the network thread while the store thread builds and
+// commits revisions with them; under ThreadSanitizer this is the race a shared options object
+// had. Whatever the reloads do, every revision arrives once.
+TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
+  SlowTreeReads(hub_.get(), std::chrono::milliseconds(100));
+  cli::DaemonConfig config = Config({kLlama, kMistral});
+  std::atomic<int> reloads{0};
+  Start(config, std::nullopt, [config, &reloads] {
+    cli::DaemonConfig next = config;
+    const int n = ++reloads;
+    next.poll.advise_cosmetic = n % 2 == 1;
+    next.poll.settle_window_s = n % 3;
+    next.poll.interval_s = 3600 + n;
+    return Result<cli::DaemonConfig>(next);
+  });
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  const std::string db = dir_ + "/hubwatch.db";
+  for (int i = 0; i < 20; ++i) {  // SIGHUPs during a reload are coalesced into one more
+    kill(getpid(), SIGHUP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  }
+  EXPECT_TRUE(StoreReaches(db, [](store::Store& s) {
+    return StoredRevisions(s, kLlama) == 5 && StoredRevisions(s, kMistral) == 7;
+  }));
+  EXPECT_GE(reloads.load(), 2);
+  service_->Stop();
+  EXPECT_EQ(Join(), 0);
+  auto store = OpenStore();
+  auto changes = store->ListChanges({});
+  ASSERT_TRUE(changes.ok());
+  for (const store::ChangeRecord& c : *changes) {
+    EXPECT_NE(c.change.kind, diff::ChangeKind::kError) << c.repo << " " << c.change.summary;
+  }
+}
+
+TEST_F(ServiceTest, BadInputFailsTheStartWithExitTwo) {
+  for (auto edit : std::vector<std::function<void(cli::DaemonConfig&)>>{
+           [](cli::DaemonConfig& c) { c.api.listen = "garbage"; },
+           [this](cli::DaemonConfig& c) { c.hub.token_file = WriteFile("empty", "\n"); },
+           [this](cli::DaemonConfig& c) { c.store = dir_ + "/missing/hubwatch.db"; },
+       }) {
+    cli::DaemonConfig config = Config({"google/gemma-7b-it"});
+    edit(config);
+    Start(config);
+    EXPECT_EQ(Join(), 2);
+    EXPECT_TRUE(notify_.WaitFor("STATUS=failed: ", 5));
+  }
 }
 
 }  // namespace

@@ -139,7 +139,7 @@ TEST_F(ServiceWiringTest, ABadSubscriptionFailsTheStartAndNamesTheEntry) {
       {"http://127.0.0.1:9/hook", dir_ + "/missing.secret", "*", {}, "behavioral"});
   config.webhooks.allow_private_targets = true;
   Start(config);
-  EXPECT_EQ(Join(), 1);
+  EXPECT_EQ(Join(), 2);  // bad input
   EXPECT_TRUE(notify_.WaitFor("STATUS=failed: subscriptions[0].secret_file", 5));
 }
 

@@ -117,20 +117,29 @@ TEST_F(PipelineTest, IngestingTheSameHistoryIntoAFreshStoreGivesTheSameAdvisoryI
 TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
   Track("google/gemma-7b-it");
   ASSERT_TRUE(PollOnce("google/gemma-7b-it").ok);
-  ASSERT_TRUE(fakehub_->SetGated("google/gemma-7b-it", "manual").ok());
-  PollReport gated = PollOnce("google/gemma-7b-it");
-  // Refs of a gated repo stay readable anonymously on the Hub; the state shows on file reads,
-  // so a poll with nothing new stays ok. Delete it: the repo answers 401/404.
   ASSERT_TRUE(fakehub_->DeleteRepo("google/gemma-7b-it").ok());
   PollReport deleted = PollOnce("google/gemma-7b-it");
   EXPECT_FALSE(deleted.ok);
   EXPECT_EQ(deleted.state, store::RepoState::kDeleted);
-  const auto repo = store_->GetRepo("google/gemma-7b-it");
+  auto repo = store_->GetRepo("google/gemma-7b-it");
   EXPECT_EQ((*repo)->state, store::RepoState::kDeleted);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);
   EXPECT_FALSE(deleted.never_seen);
   EXPECT_EQ(deleted.error.find("never seen"), std::string::npos) << deleted.error;
-  (void)gated;
+
+  // Gated, polled anonymously: refs stay readable on the Hub, the tree and files answer 401.
+  ASSERT_TRUE(fakehub_->SetGated("google/gemma-2-9b-it", "manual").ok());
+  hub::HubClientOptions anonymous = ClientOptions();
+  anonymous.settings.token = hub::Secret();
+  poller_.reset();
+  stack_ = std::make_unique<hub::HubStack>(io_, anonymous);
+  Track("google/gemma-2-9b-it");
+  PollReport gated = PollOnce("google/gemma-2-9b-it");
+  EXPECT_FALSE(gated.ok);
+  EXPECT_EQ(gated.state, store::RepoState::kGated) << gated.error;
+  repo = store_->GetRepo("google/gemma-2-9b-it");
+  EXPECT_EQ((*repo)->state, store::RepoState::kGated);
+  EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);  // unavailable repos poll 4x slower
 }
 
 TEST_F(PipelineTest, ARepoNotFoundBeforeItsFirstRevisionIsNeverSeenNotSlowedDown) {

@@ -6,6 +6,21 @@
 namespace hubwatch::hub {
 namespace {
 
+// At most 64 bytes of `text` for an error message, control bytes as \xNN; "..." when cut.
+std::string Shown(std::string_view text) {
+  constexpr size_t kMaxShown = 64;
+  std::string out;
+  for (unsigned char c : text.substr(0, kMaxShown)) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return text.size() > kMaxShown ? out + "..." : out;
+}
+
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 bool ValidPart(std::string_view part, size_t max_size) {
@@ -21,7 +36,7 @@ bool ValidPart(std::string_view part, size_t max_size) {
 
 Status ValidateRepoId(std::string_view repo_id) {
   auto bad = [&](std::string why) {
-    return Error::InvalidInput("repo id \"" + std::string(repo_id) + "\": " + why);
+    return Error::InvalidInput("repo id \"" + Shown(repo_id) + "\": " + why);
   };
   const size_t slash = repo_id.find('/');
   if (slash != std::string_view::npos && repo_id.find('/', slash + 1) != std::string_view::npos) {
@@ -38,6 +53,15 @@ Status ValidateRepoId(std::string_view repo_id) {
     return bad("\"--\" and \"..\" are not allowed");
   }
   if (repo_id.ends_with(".git")) return bad("must not end with .git");
+  return Status::Ok();
+}
+
+Status ValidateRefName(std::string_view ref) {
+  constexpr size_t kMaxRefLength = 255;
+  bool ok = !ref.empty() && ref.size() <= kMaxRefLength && ref.front() != '-' &&
+            ref.front() != '/' && ref.back() != '/' && ref.find("..") == std::string_view::npos;
+  for (unsigned char c : ref) ok = ok && c > 0x20 && c < 0x7f && c != '~' && c != '^' && c != ':';
+  if (!ok) return Error::InvalidInput("'" + Shown(ref) + "' is not a ref name");
   return Status::Ok();
 }
 

@@ -56,7 +56,7 @@ store::RepoState StateFor(hub::HubErrorKind kind) {
 class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
  public:
   RepoPoll(Poller& owner, std::string repo, std::function<void(PollReport)> done)
-      : p_(owner), repo_(std::move(repo)), done_(std::move(done)) {
+      : p_(owner), o_(owner.options_), repo_(std::move(repo)), done_(std::move(done)) {
     report_.repo = repo_;
   }
 
@@ -305,15 +305,15 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     auto built = std::make_shared<Built>();
     auto work = [self, built] { *built = self->BuildAndCommit(); };
     auto then = [self, built] { self->AfterCommit(*built); };
-    if (p_.options_.offload) {
-      p_.options_.offload(std::move(work), std::move(then));
+    if (o_->offload) {
+      o_->offload(std::move(work), std::move(then));
     } else {
       work();
       then();
     }
   }
 
-  store::Store& Writer() { return p_.options_.writer ? *p_.options_.writer : p_.store_; }
+  store::Store& Writer() { return o_->writer ? *o_->writer : p_.store_; }
 
   Built BuildAndCommit() {
     store::Store& store = Writer();
@@ -362,7 +362,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     for (size_t i = 0; i < in.changes.size(); ++i) {
       const diff::Change& c = in.changes[i];
       const int ordinal = ordinals[{c.kind, c.path}]++;
-      if (c.impact == diff::Impact::kCosmetic && !p_.options_.advise_cosmetic) continue;
+      if (c.impact == diff::Impact::kCosmetic && !o_->advise_cosmetic) continue;
       Result<std::optional<std::string>> introduced =
           store.LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
       if (!introduced.ok()) return {introduced.error().message};
@@ -379,17 +379,17 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       nlohmann::json osv = advisory::BuildOsv(c, ctx);
       store::NewAdvisory a{static_cast<int>(i), osv["id"].get<std::string>(), std::move(osv),
                            ctx.published, ctx.modified};
-      if (p_.options_.outbox_targets) a.targets = p_.options_.outbox_targets(repo_, c);
+      if (o_->outbox_targets) a.targets = o_->outbox_targets(repo_, c);
       in.advisories.push_back(std::move(a));
     }
     in.ref_heads = {{ref_, commit.id}};
-    if (const int64_t window = p_.options_.settle_window_s; window > 0) {
+    if (const int64_t window = o_->settle_window_s; window > 0) {
       // The commit's own time when it has one (a burst is upstream's), never later than now.
       const int64_t committed = std::min(advisory::ParseTime(commit.date).value_or(now), now);
       in.settle_at = committed + window;
     }
 
-    if (p_.options_.before_commit) p_.options_.before_commit(repo_, commit.id);
+    if (o_->before_commit) o_->before_commit(repo_, commit.id);
     Result<store::IngestOutcome> r = store.Ingest(in);
     if (!r.ok()) return {r.error().message};
     Built built;
@@ -458,7 +458,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     report_.state = record_.state;
     record_.consecutive_errors = 0;
     record_.last_polled_at = Now();
-    record_.next_poll_at = record_.last_polled_at + p_.options_.interval_s;
+    record_.next_poll_at = record_.last_polled_at + o_->interval_s;
     Persist();
   }
 
@@ -466,9 +466,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   // Publishes what has settled first: a poll that failed still publishes a settled burst, and a
   // burst still settling brings the next poll forward to its settle time.
   void Persist() {
-    if (p_.options_.write_soon && OnlyPollTimesChanged()) {
-      p_.options_.write_soon(
-          [w = &Writer(), record = record_] { return w->UpdateRepoPoll(record); });
+    if (o_->write_soon && OnlyPollTimesChanged()) {
+      o_->write_soon([w = &Writer(), record = record_] { return w->UpdateRepoPoll(record); });
       report_.next_poll_at = record_.next_poll_at;
       return Done();
     }
@@ -503,8 +502,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       }
       self->Done();
     };
-    if (p_.options_.offload) {
-      p_.options_.offload(std::move(work), std::move(then));
+    if (o_->offload) {
+      o_->offload(std::move(work), std::move(then));
     } else {
       work();
       then();
@@ -549,7 +548,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     record_.state = state;
     record_.state_detail = report_.error;
     record_.last_polled_at = Now();
-    int64_t wait = p_.options_.interval_s;
+    int64_t wait = o_->interval_s;
     if (state == store::RepoState::kErroring) {
       ++record_.consecutive_errors;
       wait = std::min<int64_t>(kMaxBackoffS,
@@ -579,17 +578,20 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   int64_t Now() const {
-    if (p_.options_.now) return p_.options_.now();
+    if (o_->now) return o_->now();
     return std::chrono::duration_cast<std::chrono::seconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
   }
 
   void Log(const std::string& line) {
-    if (p_.options_.log) p_.options_.log(line);
+    if (o_->log) o_->log(line);
   }
 
   Poller& p_;
+  // The options as they were when the poll started: every step, on either thread, reads these,
+  // never the poller's current ones (SetOptions may replace those meanwhile).
+  const std::shared_ptr<const PollerOptions> o_;
   const std::string repo_;
   int released_ = 0;  // held advisories Persist published
   std::chrono::steady_clock::time_point revision_started_{};
@@ -614,7 +616,13 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 };
 
 Poller::Poller(hub::HubClient& hub, store::Store& store, PollerOptions options)
-    : hub_(hub), store_(store), options_(std::move(options)) {}
+    : hub_(hub),
+      store_(store),
+      options_(std::make_shared<const PollerOptions>(std::move(options))) {}
+
+void Poller::SetOptions(PollerOptions options) {
+  options_ = std::make_shared<const PollerOptions>(std::move(options));
+}
 
 Poller::~Poller() = default;
 

@@ -15,8 +15,10 @@
 // error for the repo itself becomes its state (deleted, gated, disabled, erroring) and a later
 // next poll.
 //
-// Thread safety: runs on the hub client's loop thread; the store is used from that thread.
-// REQUIRES: the client and the store outlive every poll.
+// Thread safety: runs on the hub client's loop thread; the store is used from that thread, and
+// the work handed to `offload` from the thread that runs it. Each poll reads the options it
+// started with (an immutable snapshot): SetOptions, on the loop thread, never changes what a
+// running poll sees. REQUIRES: the client and the store outlive every poll.
 
 #include <cstdint>
 #include <functional>
@@ -84,8 +86,9 @@ class Poller {
   Poller(hub::HubClient& hub, store::Store& store, PollerOptions options);
   ~Poller();
 
-  // New options for polls started from now on (and the later steps of running ones).
-  void SetOptions(PollerOptions options) { options_ = std::move(options); }
+  // New options for polls started from now on; running polls keep the ones they started with.
+  // REQUIRES: called on the loop thread.
+  void SetOptions(PollerOptions options);
 
   // Polls `repo`, which must be in the store. `done` runs exactly once, on the loop thread.
   void Poll(const std::string& repo, std::function<void(PollReport)> done);
@@ -94,7 +97,7 @@ class Poller {
   class RepoPoll;
   hub::HubClient& hub_;
   store::Store& store_;
-  PollerOptions options_;
+  std::shared_ptr<const PollerOptions> options_;  // never null
 };
 
 }  // namespace hubwatch::pipeline

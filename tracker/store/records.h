@@ -29,6 +29,9 @@ struct RepoRecord {
   int64_t last_polled_at = 0;  // 0: never
   int64_t next_poll_at = 0;
   int64_t consecutive_errors = 0;
+  // "config": the configuration lists it (and untracks it when it no longer does); "api":
+  // added through the API, left alone by the configuration. AddRepo writes it.
+  std::string source = "api";
 };
 
 struct RevisionRecord {

@@ -187,16 +187,22 @@ Status Store::Batch(const std::function<void()>& body) {
   return s;
 }
 
+Status Store::Atomically(const std::function<Status()>& body) {
+  return impl_->Transaction([&] { return body(); });
+}
+
 bool Store::InTransaction() const { return !sqlite3_get_autocommit(impl_->db()); }
 
 Status Store::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
-             "INSERT INTO repos (id, refs, added_at, next_poll_at) VALUES (?1, ?2, ?3, ?4) "
-             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs");
+             "INSERT INTO repos (id, refs, added_at, next_poll_at, source) "
+             "VALUES (?1, ?2, ?3, ?4, ?5) "
+             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs, source = excluded.source");
   return q.Bind(1, repo.id)
       .Bind(2, ToJsonText(repo.refs))
       .Bind(3, repo.added_at)
       .Bind(4, repo.next_poll_at)
+      .Bind(5, repo.source)
       .Run("adding repo " + repo.id);
 }
 
@@ -227,12 +233,13 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
   r.last_polled_at = q.IsNull(6) ? 0 : q.Int(6);
   r.next_poll_at = q.Int(7);
   r.consecutive_errors = q.Int(8);
+  r.source = q.Text(9);
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
-    "consecutive_errors FROM repos ";
+    "consecutive_errors, source FROM repos ";
 
 Result<std::optional<RepoRecord>> Store::GetRepo(const std::string& id) {
   static const std::string sql = std::string(kRepoColumns) + "WHERE id = ?1";

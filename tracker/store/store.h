@@ -63,9 +63,12 @@ class Store {
   // Whether a transaction is open: false inside a Batch whose transaction SQLite rolled back
   // on its own (SQLITE_FULL, SQLITE_IOERR, ...), when later writes would autocommit.
   bool InTransaction() const;
+  // Runs body() in one transaction (a savepoint inside a Batch): every write it makes is kept,
+  // or none when it fails.
+  Status Atomically(const std::function<Status()>& body);
 
   // Repositories.
-  Status AddRepo(const RepoRecord& repo);    // inserts, or updates the refs of an existing one
+  Status AddRepo(const RepoRecord& repo);    // inserts, or updates the refs and source of one
   Status RemoveRepo(const std::string& id);  // and everything recorded about it
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
   Result<std::vector<RepoRecord>> ListRepos();

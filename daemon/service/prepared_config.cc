@@ -1,0 +1,109 @@
+#include "prepared_config.h"
+
+#include <filesystem>
+#include <set>
+
+#include "daemon/subscriptions/config_sync.h"
+#include "listen_address.h"
+
+namespace hubwatch::service {
+namespace {
+
+// The store's directory must exist (SQLite creates the file, never the directory).
+Status CheckStorePath(const std::string& store) {
+  if (store == ":memory:") return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::is_directory(store, ec)) {
+    return Error::InvalidInput("store " + cli::QuoteForError(store, cli::kMaxQuotedPath) +
+                               " is a directory");
+  }
+  const std::filesystem::path dir = std::filesystem::path(store).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+    return Error::InvalidInput(
+        "store " + cli::QuoteForError(store, cli::kMaxQuotedPath) + ": the directory " +
+        cli::QuoteForError(dir.string(), cli::kMaxQuotedPath) + " does not exist");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PreparedConfig> PrepareConfig(cli::DaemonConfig config) {
+  if (Result<boost::asio::ip::tcp::endpoint> l = ParseListenAddress(config.api.listen); !l.ok()) {
+    return l.error();
+  }
+  if (Status s = CheckStorePath(config.store); !s.ok()) return s.error();
+  Result<hub::HubSettings> hub = cli::HubSettingsFor(config);
+  if (!hub.ok()) return hub.error();
+  Result<std::optional<std::string>> admin = cli::ReadAdminToken(config);
+  if (!admin.ok()) return admin.error();
+  Result<std::vector<store::Store::Subscription>> subscriptions =
+      subscriptions::LoadConfigSubscriptions(config.subscriptions, config.webhooks);
+  if (!subscriptions.ok()) return subscriptions.error();
+  return PreparedConfig{std::move(config), std::move(hub).value(), std::move(admin).value(),
+                        std::move(subscriptions).value()};
+}
+
+std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
+                                            const PreparedConfig& next) {
+  const cli::DaemonConfig& a = running.config;
+  const cli::DaemonConfig& b = next.config;
+  std::vector<std::string> keys;
+  auto check = [&keys](bool differs, const char* key) {
+    if (differs) keys.push_back(key);
+  };
+  check(a.store != b.store, "store");
+  check(running.hub.endpoint != next.hub.endpoint, "hub.endpoint");
+  check(running.hub.token.reveal() != next.hub.token.reveal(), "hub.token_file");
+  check(a.hub.max_concurrent != b.hub.max_concurrent, "hub.max_concurrent");
+  check(a.hub.max_safetensors_header_bytes != b.hub.max_safetensors_header_bytes,
+        "hub.max_safetensors_header_bytes");
+  check(a.api.listen != b.api.listen, "listen");
+  check(running.admin_token != next.admin_token, "admin_token_file");
+  check(a.api.max_body_bytes != b.api.max_body_bytes ||
+            a.api.max_plan_body_bytes != b.api.max_plan_body_bytes ||
+            a.api.max_connections != b.api.max_connections ||
+            a.api.header_timeout_s != b.api.header_timeout_s ||
+            a.api.read_timeout_s != b.api.read_timeout_s,
+        "api");
+  check(a.log.format != b.log.format || a.log.level != b.log.level, "log");
+  return keys;
+}
+
+Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now) {
+  ConfigWrite out;
+  Status s = writer.Atomically([&]() -> Status {
+    std::set<std::string> listed;
+    for (const cli::RepoConfig& r : config.config.repos) {
+      store::RepoRecord record;
+      record.id = r.id;
+      record.refs = r.refs;
+      record.added_at = now;
+      record.source = "config";
+      if (Status a = writer.AddRepo(record); !a.ok()) return a;
+      listed.insert(r.id);
+    }
+    Result<std::vector<store::RepoRecord>> stored = writer.ListRepos();
+    if (!stored.ok()) return stored.error();
+    for (store::RepoRecord& r : *stored) {
+      if (r.source == "config" && !listed.count(r.id)) {
+        if (Status d = writer.RemoveRepo(r.id); !d.ok()) return d;
+        out.untracked.push_back(r.id);
+      } else {
+        out.repos.push_back(std::move(r));
+      }
+    }
+    Result<store::Store::SubscriptionSync> sync =
+        writer.SyncConfigSubscriptions(config.subscriptions, now);
+    if (!sync.ok()) return sync.error();
+    out.subscriptions = *sync;
+    Result<std::vector<store::Store::Subscription>> all = writer.ListSubscriptions();
+    if (!all.ok()) return all.error();
+    out.all_subscriptions = std::move(all).value();
+    return Status::Ok();
+  });
+  if (!s.ok()) return s.error();
+  return out;
+}
+
+}  // namespace hubwatch::service
