@@ -49,12 +49,20 @@ void PrintHelp(std::ostream& out) {
          "  --version       print the version\n";
 }
 
+// `serve` blocks the signals it handles before anything else runs, so that a SIGHUP or SIGTERM
+// in its first milliseconds waits for the service's handlers instead of killing it (other
+// commands keep the default actions). A .preinit_array entry runs once the loader has mapped
+// and relocated the libraries but before any of their initializers (gnutls, p11-kit and krb5
+// take milliseconds) and before main(): the earliest point a program can act.
+void BlockSignalsEarlyForServe(int argc, char** argv, char**) {
+  if (argc > 1 && std::string_view(argv[1]) == "serve") hubwatch::service::BlockServiceSignals();
+}
+[[gnu::used, gnu::section(".preinit_array")]] void (*const kBlockSignalsEarly)(
+    int, char**, char**) = BlockSignalsEarlyForServe;
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before anything else: a SIGHUP or SIGTERM in serve's first milliseconds waits for the
-  // service's handlers instead of killing it. Other commands keep the default actions.
-  if (argc > 1 && std::string_view(argv[1]) == "serve") hubwatch::service::BlockServiceSignals();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintHelp(std::cerr);
