@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "estimator/estimate.h"
+#include "estimator/format.h"
 #include "estimator/report.h"
 
 namespace hubwatch::cli {
@@ -174,7 +175,7 @@ Result<Parsed> ParseArgs(const Args& args) {
 
 int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   auto fail = [&](const Error& e) {
-    err << "hubwatch estimate: " << e.message << "\n";
+    err << "hubwatch estimate: " << EscapeControls(e.message) << "\n";
     return 2;
   };
   Result<Parsed> parsed = ParseArgs(args);
@@ -208,11 +209,13 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   }
   Result<Estimate> estimate = EstimateModelFromText(*config, p.input);
   if (!estimate.ok()) {
-    // The estimator names the file "config.json"; name the one the user gave instead.
+    // The estimator names the file "config.json"; name the one the user gave instead. A flag's
+    // error ("--lora-rank must be ...") is about the flag, not the file.
     std::string message = estimate.error().message;
     constexpr std::string_view kPrefix = "config.json: ";
     if (message.rfind(kPrefix, 0) == 0) message.erase(0, kPrefix.size());
-    return fail({ErrorCode::kInvalidInput, p.config_path + ": " + message});
+    if (message.rfind("--", 0) != 0) message = p.config_path + ": " + message;
+    return fail({ErrorCode::kInvalidInput, message});
   }
   switch (p.format) {
     case Format::kJson:

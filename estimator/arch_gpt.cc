@@ -1,6 +1,7 @@
 // Decoders with fused or GPT-style projections: gpt2 (Conv1D, learned positions, causal-mask
 // buffers), gpt_neox (fused query_key_value, parallel residual), phi (parallel block, one
-// LayerNorm, biased head) and phi3 (fused qkv_proj and gate_up_proj).
+// LayerNorm, biased head) in its current and its phi-msft form, and phi3 (fused qkv_proj and
+// gate_up_proj).
 
 #include <nlohmann/json.hpp>
 
@@ -166,6 +167,48 @@ void BuildPhi(ConfigReader& config, ModelGraph& g) {
   g.final_nodes.push_back(Head("lm_head", vocab, hidden, g.tied, true, false));
 }
 
+// microsoft/phi-1_5 and phi-2 before 2024: the remote-code PhiForCausalLM of model_type
+// "phi-msft". The same model as "phi" with its own names: Embedding wte, a ParallelBlock of one
+// LayerNorm "ln", a fused biased "mixer.Wqkv" and "mixer.out_proj", "mlp.fc1/fc2", and a
+// CausalLMHead of its own LayerNorm and biased Linear. Rotary buffers are not persistent.
+void BuildPhiMsft(ConfigReader& config, ModelGraph& g) {
+  const int64_t vocab = config.Positive({"vocab_size"}, kMaxVocab);
+  const int64_t hidden = config.Positive({"n_embd"}, kMaxWidth);
+  const int64_t layers = config.Positive({"n_layer"}, kMaxLayers);
+  const int64_t heads = config.Positive({"n_head"}, kMaxHeads);
+  const int64_t kv_heads =
+      config.Positive({"n_head_kv"}, kMaxHeads, heads, "n_head_kv absent or null: MHA");
+  const int64_t inner =
+      config.Positive({"n_inner"}, kMaxWidth, 4 * hidden, "n_inner absent or null: 4 * n_embd");
+  const std::string act = config.String({"activation_function"}, "gelu_new");
+  if (hidden % heads != 0) config.Fail("n_embd is not divisible by n_head");
+  const int64_t head_dim = hidden / heads;
+  g.family =
+      "Phi decoder (phi-msft remote code): parallel attention and MLP after one LayerNorm, fused "
+      "biased Wqkv, biased head after its own LayerNorm";
+  g.vocab = vocab;
+  g.hidden = hidden;
+  g.max_positions =
+      config.Positive({"n_positions"}, kMaxPositions, 2048, "n_positions absent: 2048");
+  g.base_prefix = "transformer.";
+  g.tied = config.Flag({"tie_word_embeddings"}, false);
+  g.embeddings.push_back(Embedding("transformer.embd.wte", vocab, hidden, "token embedding"));
+
+  Node attn = StandardAttention("transformer.h.{i}.mixer", hidden, heads, kv_heads, head_dim);
+  AddLinear(attn, "Wqkv", hidden, (heads + 2 * kv_heads) * head_dim, true);
+  AddLinear(attn, "out_proj", hidden, hidden, true);
+  Node mlp = MlpNode("transformer.h.{i}.mlp", hidden, {inner, false, act});
+  AddLinear(mlp, "fc1", hidden, inner, true);
+  AddLinear(mlp, "fc2", inner, hidden, true);
+  mlp.saves_input = false;  // shares the LayerNorm output with attention
+  g.blocks.push_back({"phi-msft parallel block",
+                      NodeList(Norm("transformer.h.{i}.ln", hidden, NormKind::kLayer, true),
+                               std::move(attn), std::move(mlp))});
+  UniformLayers(g, layers);
+  g.final_nodes.push_back(Norm("lm_head.ln", hidden, NormKind::kLayer, true));
+  g.final_nodes.push_back(Head("lm_head.linear", vocab, hidden, g.tied, true, false));
+}
+
 void BuildPhi3(ConfigReader& config, ModelGraph& g) {
   const int64_t vocab = config.Positive({"vocab_size"}, kMaxVocab);
   const int64_t hidden = config.Positive({"hidden_size"}, kMaxWidth);
@@ -209,6 +252,7 @@ void RegisterGptFamily(ArchRegistry& registry) {
   registry.Add("gpt2", BuildGpt2);
   registry.Add("gpt_neox", BuildGptNeox);
   registry.Add("phi", BuildPhi);
+  registry.Add("phi-msft", BuildPhiMsft);
   registry.Add("phi3", BuildPhi3);
 }
 

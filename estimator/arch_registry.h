@@ -39,7 +39,7 @@ class ArchRegistry {
 };
 
 void RegisterLlamaFamily(ArchRegistry& registry);
-void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi3
+void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi-msft, phi3
 void RegisterFalcon(ArchRegistry& registry);
 void RegisterDeepseek(ArchRegistry& registry);
 

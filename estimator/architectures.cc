@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator/arch_registry.h"
+#include "estimator/format.h"
 #include "estimator/graph_builder.h"
 
 namespace hubwatch {
@@ -92,10 +93,11 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
   if (!config.is_object()) return Error::InvalidInput("config.json: not a JSON object");
   ConfigReader reader(config);
   ModelGraph g;
-  g.model_type = reader.String({"model_type"}, "");
+  // Upstream names, clipped: they reach the report, the notes and error messages.
+  g.model_type = Clip(reader.String({"model_type"}, ""));
   if (const nlohmann::json* archs = reader.Find({"architectures"});
       archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()) {
-    g.architecture = (*archs)[0].get<std::string>();
+    g.architecture = Clip((*archs)[0].get<std::string>());
   }
   if (!reader.ok()) return reader.error();
 
@@ -110,8 +112,8 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
     }
     builder = Registry().Find(options.assume);
     if (!builder) {
-      return Error::InvalidInput("--assume " + options.assume + ": not a modelled architecture (" +
-                                 JoinTypes() + ")");
+      return Error::InvalidInput("--assume " + Clip(options.assume) +
+                                 ": not a modelled architecture (" + JoinTypes() + ")");
     }
     g.approximate = true;
     g.notes.push_back("APPROXIMATE: " + what + " is not modelled; read as " + options.assume +
@@ -127,7 +129,7 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
     g.dtype = "F32";  // what transformers loads when the config does not say
     reader.Note(torch_dtype.empty()
                     ? "torch_dtype absent: float32, transformers' default"
-                    : "torch_dtype \"" + torch_dtype + "\" not recognised: float32 assumed");
+                    : "torch_dtype \"" + Clip(torch_dtype) + "\" not recognised: float32 assumed");
   }
   if (g.max_positions == 0) {
     g.max_positions = reader.Positive({"max_position_embeddings", "n_positions"}, kMaxPositions, 0,

@@ -33,7 +33,7 @@ const Knob kKnobs[] = {
      "1: keep only block inputs, recompute one block at a time"},
     {"train.runtime_overhead_gb", &Assumptions::runtime_overhead_gb, 0, 1000,
      "GB per card for CUDA context, workspaces and allocator slack"},
-    {"lora.rank", &Assumptions::lora_rank, 1, 65536, "LoRA rank r"},
+    {"lora.rank", &Assumptions::lora_rank, 1, kMaxLoraRank, "LoRA rank r"},
     {"lora.base_bytes", &Assumptions::lora_base_bytes, 0.125, 8, "bytes per frozen base weight"},
     {"lora.adapter_bytes", &Assumptions::lora_adapter_bytes, 0, 64,
      "bytes per adapter parameter (fp32 weight + grad + AdamW m + v)"},

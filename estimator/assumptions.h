@@ -23,6 +23,10 @@
 
 namespace hubwatch {
 
+// The largest LoRA rank any interface accepts (--lora-rank, --set lora.rank, the API's
+// lora_rank); EstimateModel refuses others.
+inline constexpr int64_t kMaxLoraRank = 65536;
+
 struct Assumptions {
   std::string preset = "hubwatch";
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "estimator/format.h"
+
 namespace hubwatch {
 namespace {
 
@@ -11,23 +13,34 @@ struct Expected {
   bool seen = false;
 };
 
+// The header's sums, in arithmetic that poisons: element counts are upstream's numbers, and
+// several shards of large tensors can sum past 2^64.
+struct Sums {
+  Count elements, missing, unexpected, buffers, tied_copies, extra;
+  Count reshaped_stored, reshaped_expected;  // parameters whose shape differs
+  std::map<std::string, Count> elements_by_dtype, bytes_by_dtype;
+};
+
+Error TooLarge() { return Error::Overflow("safetensors headers: element counts overflow 64 bits"); }
+
 }  // namespace
 
 Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
                                                    const ParamCounts& params,
                                                    const std::vector<SafetensorsHeader>& headers) {
   CheckpointComparison c;
+  Sums sums;
   std::map<std::string, const SafetensorsTensor*> stored;
   for (const SafetensorsHeader& h : headers) {
     for (const auto& [name, tensor] : h.tensors) {
       if (!stored.emplace(name, &tensor).second) {
-        return Error::InvalidInput("safetensors headers: tensor '" + name +
+        return Error::InvalidInput("safetensors headers: tensor '" + Clip(name) +
                                    "' is stored in two shards");
       }
       ++c.checkpoint_tensors;
-      c.checkpoint_elements += tensor.elements;
-      c.elements_by_dtype[tensor.dtype] += tensor.elements;
-      c.bytes_by_dtype[tensor.dtype] += tensor.data_end - tensor.data_begin;
+      sums.elements += tensor.elements;
+      sums.elements_by_dtype[tensor.dtype] += tensor.elements;
+      sums.bytes_by_dtype[tensor.dtype] += tensor.data_end - tensor.data_begin;
     }
   }
 
@@ -52,8 +65,8 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
         c.prefix_stripped && !expected.count(stored_name) ? prefix + stored_name : stored_name;
     auto it = expected.find(name);
     if (it == expected.end()) {
-      c.unexpected.push_back(stored_name);
-      c.unexpected_elements += tensor->elements;
+      c.unexpected.push_back(Clip(stored_name, kMaxReportedNameBytes));
+      sums.unexpected += tensor->elements;
       continue;
     }
     Expected& e = it->second;
@@ -61,11 +74,12 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
     const TensorSpec& spec = *e.spec;
     const uint64_t expected_elements = spec.ElementsPerCopy().value();
     if (!(spec.shape == tensor->shape)) {
-      c.shape_mismatches.push_back(
-          {stored_name, ShapeString(spec.shape), ShapeString(tensor->shape)});
+      c.shape_mismatches.push_back({Clip(stored_name, kMaxReportedNameBytes),
+                                    ShapeString(spec.shape),
+                                    Clip(ShapeString(tensor->shape), kMaxReportedNameBytes)});
       if (spec.role == TensorRole::kParameter) {
-        c.shape_delta_elements +=
-            static_cast<int64_t>(tensor->elements) - static_cast<int64_t>(expected_elements);
+        sums.reshaped_stored += tensor->elements;
+        sums.reshaped_expected += expected_elements;
       }
     } else {
       ++c.matched;
@@ -74,18 +88,19 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
       case TensorRole::kParameter: {
         const std::string& want = spec.dtype.empty() ? graph.dtype : spec.dtype;
         if (!want.empty() && tensor->dtype != want) {
-          c.dtype_mismatches.push_back({stored_name, want, tensor->dtype});
+          c.dtype_mismatches.push_back(
+              {Clip(stored_name, kMaxReportedNameBytes), want, tensor->dtype});
         }
         break;
       }
       case TensorRole::kBuffer:
-        c.buffer_elements += tensor->elements;
+        sums.buffers += tensor->elements;
         break;
       case TensorRole::kTiedCopy:
-        c.tied_copy_elements += tensor->elements;
+        sums.tied_copies += tensor->elements;
         break;
       case TensorRole::kExtraOnDisk:
-        c.extra_elements += tensor->elements;
+        sums.extra += tensor->elements;
         break;
     }
   }
@@ -94,14 +109,38 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
       // Name it as the checkpoint would.
       c.missing.push_back(
           c.prefix_stripped && name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name);
-      c.missing_elements += e.spec->ElementsPerCopy().value();
+      sums.missing += e.spec->ElementsPerCopy();
     }
   }
   std::sort(c.missing.begin(), c.missing.end());
 
-  c.delta = static_cast<int64_t>(c.checkpoint_elements) - static_cast<int64_t>(params.total);
-  c.parameter_delta = static_cast<int64_t>(c.unexpected_elements) -
-                      static_cast<int64_t>(c.missing_elements) + c.shape_delta_elements;
+  std::optional<int64_t> shape_delta =
+      SignedDifference(sums.reshaped_stored, sums.reshaped_expected);
+  std::optional<int64_t> delta = SignedDifference(sums.elements, params.total);
+  std::optional<int64_t> parameter_delta = SignedDifference(sums.unexpected + sums.reshaped_stored,
+                                                            sums.missing + sums.reshaped_expected);
+  for (Count n :
+       {sums.elements, sums.missing, sums.unexpected, sums.buffers, sums.tied_copies, sums.extra}) {
+    if (n.overflowed()) return TooLarge();
+  }
+  if (!shape_delta || !delta || !parameter_delta) return TooLarge();
+  for (const auto& [dtype, n] : sums.elements_by_dtype) {
+    if (n.overflowed()) return TooLarge();
+    c.elements_by_dtype[dtype] = n.value();
+  }
+  for (const auto& [dtype, n] : sums.bytes_by_dtype) {
+    if (n.overflowed()) return TooLarge();
+    c.bytes_by_dtype[dtype] = n.value();
+  }
+  c.checkpoint_elements = sums.elements.value();
+  c.missing_elements = sums.missing.value();
+  c.unexpected_elements = sums.unexpected.value();
+  c.buffer_elements = sums.buffers.value();
+  c.tied_copy_elements = sums.tied_copies.value();
+  c.extra_elements = sums.extra.value();
+  c.shape_delta_elements = *shape_delta;
+  c.delta = *delta;
+  c.parameter_delta = *parameter_delta;
   return c;
 }
 

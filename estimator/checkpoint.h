@@ -5,8 +5,11 @@
 // shape and dtype mismatches, and the scalar delta between the checkpoint's element count and
 // our parameter count, explained (buffers, tied copies and on-disk extras are expected; a
 // non-zero parameter delta is not). Names are matched exactly, or with the graph's base prefix
-// removed ("transformer.h.0..." against gpt2's "h.0..."). Pure function; thread-safe.
+// removed ("transformer.h.0..." against gpt2's "h.0..."). The lists hold every finding, with
+// names and shapes from the header clipped to kMaxReportedNameBytes; the reports show the first
+// few. Pure function; thread-safe.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,6 +20,10 @@
 #include "estimator/safetensors_header.h"
 
 namespace hubwatch {
+
+// Tensor names and shapes a header holds are as long as upstream writes them; a comparison
+// reports at most this much of each.
+inline constexpr size_t kMaxReportedNameBytes = 256;
 
 struct TensorMismatch {
   std::string name;
@@ -52,7 +59,8 @@ struct CheckpointComparison {
   int64_t parameter_delta = 0;
 };
 
-// Fails when two headers (shards) hold the same tensor name.
+// Fails when two headers (shards) hold the same tensor name, and with kOverflow when their
+// element counts do not fit 64 bits.
 Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
                                                    const ParamCounts& params,
                                                    const std::vector<SafetensorsHeader>& headers);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "estimator/format.h"
+
 namespace hubwatch {
 namespace {
 
@@ -33,7 +35,7 @@ std::optional<int64_t> ConfigReader::ReadInteger(Keys keys, int64_t min, int64_t
   int64_t value = 0;
   if (v->is_number_integer()) {
     if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      Fail(name + " " + v->dump() + " is absurd (limit " + std::to_string(max) + ")");
+      Fail(name + " " + QuoteJson(*v) + " is absurd (limit " + std::to_string(max) + ")");
       return min;
     }
     value = v->get<int64_t>();
@@ -42,7 +44,7 @@ std::optional<int64_t> ConfigReader::ReadInteger(Keys keys, int64_t min, int64_t
              std::abs(v->get<double>()) < 9e18) {
     value = static_cast<int64_t>(v->get<double>());  // 4096.0 is still 4096
   } else {
-    Fail(name + " must be an integer, got " + v->dump());
+    Fail(name + " must be an integer, got " + QuoteJson(*v));
     return min;
   }
   if (value < min) {
@@ -86,7 +88,7 @@ bool ConfigReader::Flag(Keys keys, bool fallback, std::string_view fallback_why)
     return fallback;
   }
   if (!v->is_boolean()) {
-    Fail(KeyName(keys) + " must be true or false, got " + v->dump());
+    Fail(KeyName(keys) + " must be true or false, got " + QuoteJson(*v));
     return fallback;
   }
   return v->get<bool>();
@@ -96,7 +98,7 @@ std::string ConfigReader::String(Keys keys, std::string fallback) {
   const nlohmann::json* v = Find(keys);
   if (!v) return fallback;
   if (!v->is_string()) {
-    Fail(KeyName(keys) + " must be a string, got " + v->dump());
+    Fail(KeyName(keys) + " must be a string, got " + QuoteJson(*v));
     return fallback;
   }
   return v->get<std::string>();
@@ -107,10 +109,12 @@ std::vector<int64_t> ConfigReader::IntList(Keys keys) {
   std::vector<int64_t> out;
   if (!v) return out;
   auto take = [&](const nlohmann::json& item) {
-    if (item.is_number_integer()) {
+    if (item.is_number_unsigned() && item.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      Fail(KeyName(keys) + " holds " + item.dump() + ", which is absurd");
+    } else if (item.is_number_integer()) {
       out.push_back(item.get<int64_t>());
     } else if (!item.is_null()) {
-      Fail(KeyName(keys) + " must hold integers, got " + item.dump());
+      Fail(KeyName(keys) + " must hold integers, got " + QuoteJson(item));
     }
   };
   if (v->is_array()) {

@@ -5,6 +5,7 @@
 // one stays poisoned, so a whole computation can be checked once at the end. Plain value type.
 
 #include <cstdint>
+#include <optional>
 
 namespace hubwatch {
 
@@ -44,6 +45,17 @@ class Count {
   }
   constexpr Count& operator+=(Count b) { return *this = *this + b; }
   constexpr Count& operator*=(Count b) { return *this = *this * b; }
+
+  // a - b as a signed number; nullopt when either is poisoned or the difference leaves int64.
+  friend constexpr std::optional<int64_t> SignedDifference(Count a, Count b) {
+    int64_t r = 0;
+    if (a.overflowed_ || b.overflowed_ || a.value_ > INT64_MAX || b.value_ > INT64_MAX ||
+        __builtin_sub_overflow(static_cast<int64_t>(a.value_), static_cast<int64_t>(b.value_),
+                               &r)) {
+      return std::nullopt;
+    }
+    return r;
+  }
 
   friend constexpr bool operator==(Count a, Count b) {
     return a.overflowed_ == b.overflowed_ && a.value_ == b.value_;

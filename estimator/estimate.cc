@@ -1,7 +1,9 @@
 #include "estimator/estimate.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "estimator/format.h"
 #include "estimator/json_nesting.h"
 
 namespace hubwatch {
@@ -25,14 +27,39 @@ Status ValidateWorkload(const Workload& w) {
   return Status::Ok();
 }
 
+Status ValidateLora(const Assumptions& a) {
+  if (a.lora_rank < 1 || a.lora_rank > kMaxLoraRank) {
+    return Error::InvalidInput("--lora-rank must be between 1 and " + std::to_string(kMaxLoraRank) +
+                               ", got " + std::to_string(a.lora_rank));
+  }
+  return Status::Ok();
+}
+
+// Every --lora-targets name must be a linear module of this architecture: a typo would
+// otherwise adapt nothing and report 0 adapter parameters.
+Status ValidateLoraTargets(const ModelGraph& g, const Assumptions& a) {
+  if (a.lora_targets.empty()) return Status::Ok();
+  const std::vector<std::string> known = LoraTargetModules(g);
+  for (const std::string& target : a.lora_targets) {
+    if (std::find(known.begin(), known.end(), target) != known.end()) continue;
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return Error::InvalidInput("--lora-targets: '" + Clip(target) + "' is not a linear module of " +
+                               g.model_type + " (known: " + list + ")");
+  }
+  return Status::Ok();
+}
+
 int DtypeBits(const std::string& dtype) { return SafetensorsDtypeBits(dtype).value_or(16); }
 
 }  // namespace
 
 Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
   if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
+  if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
   Result<ModelGraph> graph = BuildModelGraph(config, input.build);
   if (!graph.ok()) return graph.error();
+  if (Status s = ValidateLoraTargets(*graph, input.assumptions); !s.ok()) return s.error();
 
   Estimate e;
   e.graph = std::move(graph).value();
@@ -42,14 +69,23 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
   if (!params.ok()) return params.error();
   e.params = *params;
 
+  std::map<std::string, Count> stored_bits;
   ForEachTensorSpec(e.graph, [&](const TensorSpec& t, uint64_t times) {
     if (!t.stored) return;
     const std::string& dtype = t.dtype.empty() ? e.graph.dtype : t.dtype;
-    e.stored_bytes_by_dtype[dtype] +=
-        t.Elements().value() * times * static_cast<uint64_t>(DtypeBits(dtype)) / 8;
+    stored_bits[dtype] += t.Elements() * times * static_cast<uint64_t>(DtypeBits(dtype));
   });
+  for (const auto& [dtype, bits] : stored_bits) {
+    if (bits.overflowed()) return Error::Overflow("checkpoint bytes overflow 64 bits");
+    e.stored_bytes_by_dtype[dtype] = bits.value() / 8;
+  }
 
-  e.lora_params = LoraParameters(e.graph, e.assumptions);
+  const Count lora = LoraParameters(e.graph, e.assumptions);
+  if (lora.overflowed()) {
+    return Error::Overflow("LoRA adapter parameters at rank " +
+                           std::to_string(e.assumptions.lora_rank) + " overflow 64 bits");
+  }
+  e.lora_params = lora.value();
   e.kv = ComputeKvCache(e.graph, e.workload.context, e.assumptions.kv_bytes);
   e.memory = PlanMemory(e.graph, e.params, e.kv, e.workload, e.assumptions);
   e.fit = FitCards(e.memory, input.cards.empty() ? KnownCards() : input.cards, e.assumptions);
@@ -72,7 +108,7 @@ Result<Estimate> EstimateModelFromText(std::string_view config_json, const Estim
   try {
     config = nlohmann::json::parse(config_json);
   } catch (const nlohmann::json::exception& err) {  // parse_error, or out_of_range: 1e999
-    return Error::InvalidInput("config.json: not valid JSON (" + std::string(err.what()) + ")");
+    return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
   }
   return EstimateModel(config, input);
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "estimator/format.h"
 
@@ -24,27 +26,79 @@ std::string Join(const std::vector<std::string>& names, size_t limit = 4) {
   return out;
 }
 
+// One lint per key, however many ids it lists: a config.json can list a million.
 void LintTokenIds(const nlohmann::json& config, const ModelGraph& g, std::vector<Lint>& out) {
+  constexpr size_t kShown = 5;
   for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) continue;
-    std::vector<nlohmann::json> ids =
-        it->is_array() ? it->get<std::vector<nlohmann::json>>() : std::vector<nlohmann::json>{*it};
-    for (const nlohmann::json& id : ids) {
-      if (!id.is_number_integer()) continue;
-      const int64_t v = id.get<int64_t>();
-      if (v < 0 || v >= g.vocab) {
-        out.push_back({LintSeverity::kError, "token_id_out_of_vocab",
-                       std::string(key) + " " + std::to_string(v) +
-                           " is outside the vocabulary [0, " + std::to_string(g.vocab) +
-                           "): the embedding lookup fails or the token "
-                           "can never be produced"});
+    uint64_t outside = 0;
+    std::vector<std::string> shown;
+    auto check = [&](const nlohmann::json& id) {
+      // Unsigned first: 2^64 - 1 is that, not -1.
+      if (id.is_number_unsigned()) {
+        if (id.get<uint64_t>() < static_cast<uint64_t>(g.vocab)) return;
+      } else if (!id.is_number_integer()) {
+        return;
+      } else if (const int64_t v = id.get<int64_t>(); v >= 0 && v < g.vocab) {
+        return;
       }
+      if (shown.size() < kShown) shown.push_back(id.dump());
+      ++outside;
+    };
+    if (it->is_array()) {
+      for (const nlohmann::json& id : *it) check(id);
+    } else {
+      check(*it);
     }
+    if (outside == 0) continue;
+    const std::string vocabulary = "the vocabulary [0, " + std::to_string(g.vocab) + ")";
+    std::string message = outside == 1
+                              ? std::string(key) + " " + shown.front() + " is outside " + vocabulary
+                              : std::string(key) + ": " + Grouped(outside) + " token ids outside " +
+                                    vocabulary + "; first " + std::to_string(shown.size()) + ": " +
+                                    Join(shown, kShown);
+    out.push_back({LintSeverity::kError, "token_id_out_of_vocab",
+                   message + ": the embedding lookup fails or the token can never be produced"});
   }
 }
 
-void LintRope(const nlohmann::json& config, const Node* attn, std::vector<Lint>& out) {
+// The llama3 rope as transformers validates it (_validate_llama3_parameters), and what its
+// frequency computation divides by: original_max_position_embeddings / low_freq_factor and
+// / high_freq_factor, with high_freq_factor > low_freq_factor for the band between them.
+void LintLlama3Rope(const nlohmann::json& r, const ModelGraph& g, std::vector<Lint>& out) {
+  auto invalid = [&](std::string message) {
+    out.push_back({LintSeverity::kError, "rope_scaling_invalid", std::move(message)});
+  };
+  std::optional<double> low, high;
+  for (auto [key, value] : {std::pair<const char*, std::optional<double>*>{"low_freq_factor", &low},
+                            {"high_freq_factor", &high}}) {
+    auto it = r.find(key);
+    if (it == r.end()) continue;  // reported as missing
+    if (it->is_number()) *value = it->get<double>();
+    if (!*value || **value <= 0) {
+      invalid(std::string("rope_scaling.") + key + " must be a number > 0, got " + QuoteJson(*it));
+    }
+  }
+  if (low && high && *high <= *low) {
+    invalid("rope_scaling.high_freq_factor must be greater than low_freq_factor, got " +
+            Number(*high) + " and " + Number(*low));
+  }
+  auto original = r.find("original_max_position_embeddings");
+  if (original == r.end()) return;
+  if (!original->is_number_integer() || original->get<int64_t>() <= 0) {  // 2^64 - 1 reads < 0
+    invalid("rope_scaling.original_max_position_embeddings must be a positive integer, got " +
+            QuoteJson(*original));
+  } else if (g.max_positions > 0 && original->get<int64_t>() >= g.max_positions) {
+    out.push_back({LintSeverity::kWarning, "rope_scaling_invalid",
+                   "rope_scaling.original_max_position_embeddings " + original->dump() +
+                       " is not below max_position_embeddings " + std::to_string(g.max_positions) +
+                       ": the scaling never applies (transformers warns)"});
+  }
+}
+
+void LintRope(const nlohmann::json& config, const ModelGraph& g, const Node* attn,
+              std::vector<Lint>& out) {
   auto it = config.find("rope_scaling");
   if (it == config.end() || it->is_null()) return;
   const nlohmann::json& r = *it;
@@ -92,7 +146,7 @@ void LintRope(const nlohmann::json& config, const Node* attn, std::vector<Lint>&
   }
   if (!req) {
     out.push_back({LintSeverity::kError, "rope_scaling_invalid",
-                   "rope type \"" + type + "\" is not one transformers knows"});
+                   "rope type " + QuoteJson(type_value) + " is not one transformers knows"});
     return;
   }
   for (const char* key : req->keys) {
@@ -103,8 +157,9 @@ void LintRope(const nlohmann::json& config, const Node* attn, std::vector<Lint>&
   }
   if (r.contains("factor") && (!r["factor"].is_number() || r["factor"].get<double>() < 1)) {
     out.push_back({LintSeverity::kError, "rope_scaling_invalid",
-                   "rope_scaling factor must be a number >= 1, got " + r["factor"].dump()});
+                   "rope_scaling factor must be a number >= 1, got " + QuoteJson(r["factor"])});
   }
+  if (type == "llama3") LintLlama3Rope(r, g, out);
   if (type == "longrope" && attn) {
     const size_t want = static_cast<size_t>(attn->attention.head_dim / 2);
     for (const char* key : {"short_factor", "long_factor"}) {
@@ -242,7 +297,7 @@ std::vector<Lint> LintModel(const nlohmann::json& config, const ModelGraph& g,
       break;
     }
   }
-  LintRope(config, attn, out);
+  LintRope(config, g, attn, out);
   if (checkpoint) LintCheckpoint(g, *checkpoint, out);
   return out;
 }

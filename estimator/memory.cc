@@ -292,20 +292,37 @@ double MemoryPlan::Bytes(MemoryItem item) const {
   return 0;
 }
 
-uint64_t LoraParameters(const ModelGraph& graph, const Assumptions& a) {
+Count LoraParameters(const ModelGraph& graph, const Assumptions& a) {
+  auto count = [](int64_t v) {
+    return v < 0 ? Count::Poisoned() : Count(static_cast<uint64_t>(v));
+  };
   const std::vector<uint64_t> uses = BlockUses(graph);
-  uint64_t n = 0;
+  Count n = 0;
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
     for (const Node& node : graph.blocks[b].nodes) {
       for (const TensorSpec& t : node.tensors) {
         if (t.role == TensorRole::kParameter && IsLoraTarget(t, a)) {
-          n += uses[b] *
-               static_cast<uint64_t>(a.lora_rank * (t.linear_in + t.linear_out) * t.copies);
+          n += Count(uses[b]) * count(a.lora_rank) * (count(t.linear_in) + count(t.linear_out)) *
+               count(t.copies);
         }
       }
     }
   }
   return n;
+}
+
+std::vector<std::string> LoraTargetModules(const ModelGraph& graph) {
+  std::vector<std::string> names;
+  for (const BlockTemplate& block : graph.blocks) {
+    for (const Node& node : block.nodes) {
+      for (const TensorSpec& t : node.tensors) {
+        if (t.role != TensorRole::kParameter || !t.is_linear()) continue;
+        const std::string name(ModuleName(t.name));
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  }
+  return names;
 }
 
 std::vector<MemoryPlan> PlanMemory(const ModelGraph& graph, const ParamCounts& params,

@@ -90,8 +90,13 @@ struct MemoryPlan {
   double Bytes(MemoryItem item) const;  // 0 when the plan has no such component
 };
 
-// LoRA adapter parameters: r * (in + out) for every targeted linear (head excluded).
-uint64_t LoraParameters(const ModelGraph& graph, const Assumptions& a);
+// LoRA adapter parameters: r * (in + out) for every targeted linear (head excluded). Poisoned
+// when the count overflows 64 bits (or the rank is negative), never wrapped.
+Count LoraParameters(const ModelGraph& graph, const Assumptions& a);
+
+// The module names --lora-targets can name: those of every linear in the blocks ("q_proj",
+// "down_proj", ...), each once, in graph order.
+std::vector<std::string> LoraTargetModules(const ModelGraph& graph);
 
 // In order: full fine-tune, LoRA, QLoRA, serving.
 std::vector<MemoryPlan> PlanMemory(const ModelGraph& graph, const ParamCounts& params,

@@ -5,6 +5,7 @@
 // cache, memory per mode, fit per card, cost, structure, checkpoint comparison, lints and every
 // assumption. Pure functions; thread-safe.
 
+#include <cstddef>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
@@ -13,6 +14,11 @@
 namespace hubwatch {
 
 inline constexpr const char kEstimateSchemaId[] = "hubwatch.estimate/1";
+
+// Lists whose length upstream decides (the checkpoint's missing, unexpected and mismatched
+// tensors) show at most this many entries in the JSON, and count the rest; the text and
+// Markdown reports show five.
+inline constexpr size_t kMaxReportedItems = 20;
 
 nlohmann::json EstimateToJson(const Estimate& estimate);
 std::string RenderText(const Estimate& estimate);

@@ -55,31 +55,40 @@ nlohmann::json StructureJson(const ModelGraph& g, int64_t seq) {
           {"extra_on_disk", list(g.extra_nodes)}};
 }
 
+// The checkpoint's lists are as long as its header makes them: each shows its first
+// kMaxReportedItems entries, and "<list>_omitted" counts the rest.
 nlohmann::json CheckpointJson(const CheckpointComparison& c) {
-  auto mismatches = [](const std::vector<TensorMismatch>& list) {
+  nlohmann::json j;
+  auto list = [&j](const char* key, const auto& items, auto&& item_json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const TensorMismatch& m : list) {
-      out.push_back({{"name", m.name}, {"expected", m.expected}, {"actual", m.actual}});
+    for (size_t i = 0; i < items.size() && i < kMaxReportedItems; ++i) {
+      out.push_back(item_json(items[i]));
     }
-    return out;
+    j[key] = std::move(out);
+    j[std::string(key) + "_omitted"] = items.size() - j[key].size();
   };
-  return {{"tensors", c.checkpoint_tensors},
-          {"elements", c.checkpoint_elements},
-          {"elements_by_dtype", c.elements_by_dtype},
-          {"bytes_by_dtype", c.bytes_by_dtype},
-          {"prefix_stripped", c.prefix_stripped},
-          {"matched", c.matched},
-          {"missing", c.missing},
-          {"missing_elements", c.missing_elements},
-          {"unexpected", c.unexpected},
-          {"unexpected_elements", c.unexpected_elements},
-          {"shape_mismatches", mismatches(c.shape_mismatches)},
-          {"dtype_mismatches", mismatches(c.dtype_mismatches)},
-          {"buffer_elements", c.buffer_elements},
-          {"tied_copy_elements", c.tied_copy_elements},
-          {"extra_elements", c.extra_elements},
-          {"delta", c.delta},
-          {"parameter_delta", c.parameter_delta}};
+  auto name = [](const std::string& n) { return nlohmann::json(n); };
+  auto mismatch = [](const TensorMismatch& m) {
+    return nlohmann::json{{"name", m.name}, {"expected", m.expected}, {"actual", m.actual}};
+  };
+  list("missing", c.missing, name);
+  list("unexpected", c.unexpected, name);
+  list("shape_mismatches", c.shape_mismatches, mismatch);
+  list("dtype_mismatches", c.dtype_mismatches, mismatch);
+  j.update({{"tensors", c.checkpoint_tensors},
+            {"elements", c.checkpoint_elements},
+            {"elements_by_dtype", c.elements_by_dtype},
+            {"bytes_by_dtype", c.bytes_by_dtype},
+            {"prefix_stripped", c.prefix_stripped},
+            {"matched", c.matched},
+            {"missing_elements", c.missing_elements},
+            {"unexpected_elements", c.unexpected_elements},
+            {"buffer_elements", c.buffer_elements},
+            {"tied_copy_elements", c.tied_copy_elements},
+            {"extra_elements", c.extra_elements},
+            {"delta", c.delta},
+            {"parameter_delta", c.parameter_delta}});
+  return j;
 }
 
 }  // namespace

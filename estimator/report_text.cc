@@ -214,19 +214,20 @@ Section CheckpointSection(const CheckpointComparison& c, const Estimate& e) {
                          ? "; the checkpoint omits the \"" + e.graph.base_prefix + "\" prefix"
                          : ""));
   Table t{{"check", "count", "tensors"}, {}, {false, true, false}};
-  auto names = [](const std::vector<std::string>& v) {
+  constexpr size_t kShown = 5;
+  auto first = [](const auto& v, auto&& text) {
     std::string out;
-    for (size_t i = 0; i < v.size() && i < 5; ++i) out += (i ? ", " : "") + v[i];
-    if (v.size() > 5) out += ", ...";
+    for (size_t i = 0; i < v.size() && i < kShown; ++i) out += (i ? ", " : "") + text(v[i]);
+    if (v.size() > kShown) out += ", ... (" + G(v.size() - kShown) + " more)";
     return out;
   };
-  auto mismatch_names = [](const std::vector<TensorMismatch>& v) {
-    std::string out;
-    for (size_t i = 0; i < v.size() && i < 5; ++i) {
-      out += (i ? ", " : "") + v[i].name + " " + v[i].actual + " (expected " + v[i].expected + ")";
-    }
-    if (v.size() > 5) out += ", ...";
-    return out;
+  auto names = [&](const std::vector<std::string>& v) {
+    return first(v, [](const std::string& name) { return name; });
+  };
+  auto mismatch_names = [&](const std::vector<TensorMismatch>& v) {
+    return first(v, [](const TensorMismatch& m) {
+      return m.name + " " + m.actual + " (expected " + m.expected + ")";
+    });
   };
   t.rows.push_back({"matched", G(c.matched), ""});
   t.rows.push_back({"missing", G(c.missing.size()), names(c.missing)});
@@ -266,14 +267,27 @@ std::vector<Section> Document(const Estimate& e) {
   if (e.checkpoint) doc.push_back(CheckpointSection(*e.checkpoint, e));
   doc.push_back(LintSection(e));
   doc.push_back(AssumptionSection(e));
+  // Names, notes and lints quote upstream text; none of it may drive the terminal.
+  for (Section& s : doc) {
+    for (auto& item : s.items) {
+      if (std::string* p = std::get_if<std::string>(&item)) {
+        *p = EscapeControls(*p);
+        continue;
+      }
+      for (auto& row : std::get<Table>(item).rows) {
+        for (std::string& cell : row) cell = EscapeControls(cell);
+      }
+    }
+  }
   return doc;
 }
 
 std::string Title(const Estimate& e) {
   const ModelGraph& g = e.graph;
-  return "hubwatch estimate: " + (g.architecture.empty() ? g.model_type : g.architecture) + " (" +
-         g.model_type + ", " + G(e.params.total) + " parameters" +
-         (g.approximate ? ", APPROXIMATE" : "") + ")";
+  return EscapeControls(
+      "hubwatch estimate: " + (g.architecture.empty() ? g.model_type : g.architecture) + " (" +
+      g.model_type + ", " + G(e.params.total) + " parameters" +
+      (g.approximate ? ", APPROXIMATE" : "") + ")");
 }
 
 std::string TextTable(const Table& t) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "estimator/format.h"
 #include "estimator/json_nesting.h"
 
 namespace hubwatch {
@@ -26,7 +27,7 @@ Error Bad(std::string_view what) {
 }
 
 Error BadTensor(const std::string& name, std::string_view what) {
-  return Bad("tensor '" + name + "': " + std::string(what));
+  return Bad("tensor '" + Clip(name) + "': " + std::string(what));
 }
 
 bool IsNonNegativeInteger(const nlohmann::json& v) {
@@ -51,7 +52,7 @@ Result<SafetensorsTensor> ParseEntry(const std::string& name, const nlohmann::js
   SafetensorsTensor tensor;
   tensor.dtype = dtype_it->get<std::string>();
   std::optional<int> bits = SafetensorsDtypeBits(tensor.dtype);
-  if (!bits) return BadTensor(name, "unknown dtype \"" + tensor.dtype + "\"");
+  if (!bits) return BadTensor(name, "unknown dtype \"" + Clip(tensor.dtype) + "\"");
 
   for (const nlohmann::json& dim : *shape_it) {
     if (!IsNonNegativeInteger(dim)) return BadTensor(name, "shape holds a non-integer or negative");
@@ -120,7 +121,7 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
   try {
     root = nlohmann::json::parse(header_json.begin(), header_json.end());
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
-    return Bad(std::string("invalid JSON: ") + e.what());
+    return Bad("invalid JSON: " + EchoSafe(e.what()));
   }
   if (!root.is_object()) return Bad("header is not a JSON object");
 
@@ -130,7 +131,8 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
     if (it.key() == "__metadata__") {
       if (!it->is_object()) return Bad("__metadata__ is not an object");
       for (auto m = it->begin(); m != it->end(); ++m) {
-        if (!m->is_string()) return Bad("__metadata__ value for '" + m.key() + "' is not a string");
+        if (!m->is_string())
+          return Bad("__metadata__ value for '" + Clip(m.key()) + "' is not a string");
         header.metadata.emplace(m.key(), m->get<std::string>());
       }
       continue;

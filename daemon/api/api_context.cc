@@ -6,6 +6,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "daemon/api/read_pool.h"
 #include "daemon/service/store_access.h"
 #include "estimator/json_nesting.h"
 #include "tracker/advisory/osv.h"
@@ -29,7 +30,10 @@ nlohmann::json TimeOrNull(int64_t unix_seconds) {
 
 }  // namespace
 
-store::Store& ApiContext::reads() const { return store->reads(); }
+store::Store& ApiContext::reads() const {
+  if (store::Store* worker = ReadPool::ThreadReads()) return *worker;
+  return store->reads();
+}
 
 HttpReply StoreFailure(const Error& error) { return HttpReply::Error(500, error.message); }
 

@@ -7,7 +7,8 @@
 // The checks return the reply to send when they fail, so a handler reads
 //   if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
 //
-// Thread safety: network thread only, like the router.
+// Thread safety: network thread only, like the router; heavy routes' handlers run on the read
+// pool and use only reads() and the immutable fields.
 
 #include <cstdint>
 #include <functional>
@@ -50,8 +51,13 @@ struct ApiContext {
   // this and return early instead of touching a server that may be gone.
   std::shared_ptr<const bool> alive = std::make_shared<const bool>(true);
 
+  // The calling thread's read connection: a read pool worker's own inside a heavy handler,
+  // else StoreAccess::reads() (the network thread's).
   store::Store& reads() const;
 };
+
+// An estimate (stored or planned) is served only up to this size; a normal one is 30-70 KB.
+inline constexpr size_t kMaxEstimateBytes = 1u << 20;
 
 // Lists take ?limit=1..kMaxLimit, kDefaultLimit when absent.
 inline constexpr int64_t kDefaultLimit = 100;

@@ -2,23 +2,39 @@
 
 // ApiServer: hubwatch's HTTP API (issue 5) on Boost.Beast, on the service's io_context.
 //
-//   listener  accepts on ApiConfig::listen ("127.0.0.1:8437"; port 0 picks one), at most
-//             max_connections sessions at once (the next gets 503 and is closed)
+//   listener  accepts on ApiConfig::listen ("127.0.0.1:8437"; port 0 picks one) and gives each
+//             connection a slot (below), or one 503 and close when none is free (api_server.cc)
 //   session   one per connection: HTTP/1.1 keep-alive, a header timeout (header_timeout_s,
 //             also the idle time between requests), a read/write timeout (read_timeout_s),
 //             request headers up to 16 KiB (431 beyond), bodies up to max_body_bytes
-//             (plan: max_plan_body_bytes; 413 beyond); malformed HTTP -> 400 and close
+//             (plan: max_plan_body_bytes; 413 beyond); malformed HTTP, a bad chunk -> 400 and
+//             close; HEAD is GET without the body (http_session.h)
 //   router    the endpoints (daemon/api/routes_*.cc); every error is {"error": "..."}
-//   streams   GET /api/v1/stream turns a session into a Server-Sent Events stream of
-//             advisories; OnNewAdvisories() wakes every stream to send what is new
+//   streams   GET /api/v1/stream: the session hands its socket to an SseStream (sse_stream.h);
+//             OnNewAdvisories() wakes every stream to send what is new
 //
-// Reads use StoreAccess::reads() on the network thread; admin writes go through
+// Connection slots (server_core.h), so that no kind of client can take every one:
+//   general   max_connections sessions, any route; event streams hold general slots, at most
+//             max_connections / 2 of them (at least 1): a stream over that gets 503 saying so
+//   probes    kProbeSlots (8) more, used only when the general slots are full: one request
+//             each, a 2 s header timeout, only GET/HEAD /healthz and /readyz (else 503), so
+//             the probes answer under any number of streams or idle keep-alive clients
+//   beyond    one 503 and close, without reading the request
+//
+// Heavy read-only routes (osv queries and batches, advisory lists and the feed, changes,
+// estimates, plans) run on a small read pool (read_pool.h) with read connections of its own,
+// when ApiDeps::open_reader is set, so they never delay /healthz or the light routes on the
+// network thread. Replies are capped at kMaxReplyBytes (8 MiB; estimates and plans at 1 MiB),
+// and a connection holds at most one reply, dropped after read_timeout_s of a stalled write:
+// unread replies hold at most (max_connections + 8) x 8 MiB.
+//
+// Other reads use StoreAccess::reads() on the network thread; admin writes go through
 // StoreAccess::Write and reply when the store thread is done.
 //
-// Thread safety: everything runs on the io_context's thread (the network thread). Start() may
-// be called before that thread runs the loop; Stop(), OnNewAdvisories() and the destructor
-// must be called on it (or while the loop is not running). Ownership: the server borrows every
-// pointer in ApiDeps; they must outlive it.
+// Thread safety: everything runs on the io_context's thread (the network thread), but for the
+// heavy handlers on the read pool. Start() may be called before that thread runs the loop;
+// Stop(), OnNewAdvisories() and the destructor must be called on it (or while the loop is not
+// running). Ownership: the server borrows every pointer in ApiDeps; they must outlive it.
 
 #include <chrono>
 #include <cstdint>
@@ -32,6 +48,10 @@
 
 namespace boost::asio {
 class io_context;
+}
+
+namespace hubwatch::store {
+class Store;
 }
 
 namespace hubwatch::service {
@@ -49,6 +69,7 @@ struct ApiTuning {
   std::chrono::milliseconds sse_heartbeat{15000};  // a ": keep-alive" comment this often
   int64_t sse_retry_ms = 5000;                     // the stream's "retry:" for reconnects
   int64_t osv_page_size = 1000;                    // vulns per /v1/query page (osv.dev: 1000)
+  size_t osv_page_bytes = 4u << 20;                // a page of whole records ends early past this
 };
 
 struct ApiDeps {
@@ -61,6 +82,9 @@ struct ApiDeps {
   std::string hub_url = "https://huggingface.co";  // links in feeds and badges
   std::function<int64_t()> now;                    // Unix seconds; unset: system clock
   ApiTuning tuning{};
+  // Opens one more read connection to the store (the read pool's workers each get one);
+  // unset: heavy routes run on the network thread too. `now` must then be thread-safe.
+  std::function<Result<std::unique_ptr<store::Store>>()> open_reader;
 };
 
 class ApiServer {

@@ -4,7 +4,13 @@
 // router, the handlers and their tests never include it. Plain value types.
 //
 // Every error reply carries a JSON body {"error": "<one line>"} (HttpReply::Error).
+//
+// Reply bodies are capped at kMaxReplyBytes: HttpReply::Json never builds a longer text (it
+// answers 500 saying how long the reply would have been), and the session refuses any other
+// body over the cap the same way. A connection holds at most one reply, so replies waiting
+// for slow readers take at most (max_connections + kProbeSlots) x kMaxReplyBytes.
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -14,6 +20,8 @@
 #include <vector>
 
 namespace hubwatch::api {
+
+inline constexpr size_t kMaxReplyBytes = 8u << 20;
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
@@ -42,13 +50,20 @@ struct HttpReply {
   // text/event-stream); `body`, if any, is written first.
   std::optional<EventStreamStart> event_stream;
 
-  // `body` dumped compactly; invalid UTF-8 in strings becomes U+FFFD (never throws).
+  // `body` dumped compactly; invalid UTF-8 in strings becomes U+FFFD (never throws). Over
+  // kMaxReplyBytes: a 500 error instead.
   static HttpReply Json(int status, const nlohmann::json& body);
+  // 500: a reply of `size` bytes is over the cap (`what` names it: "the reply").
+  static HttpReply TooLarge(std::string_view what, size_t size, size_t cap);
   // {"error": message}
   static HttpReply Error(int status, std::string_view message);
 };
 
 // json.dump() that never throws: invalid UTF-8 is replaced by U+FFFD.
 std::string DumpJson(const nlohmann::json& value);
+// DumpJson, unless the text would be longer than `max` bytes: then nullopt, with `*size` (if
+// given) the length it would have had. The text held never grows past `max`.
+std::optional<std::string> DumpJsonWithin(const nlohmann::json& value, size_t max,
+                                          size_t* size = nullptr);
 
 }  // namespace hubwatch::api

@@ -113,6 +113,9 @@ void Router::Dispatch(const HttpRequest& request, Respond respond, std::string* 
         404, "no such endpoint: " + request.method + " " + request.path.substr(0, 200)));
     return;
   }
+  if (std::find(m.allowed.begin(), m.allowed.end(), "GET") != m.allowed.end()) {
+    m.allowed.insert(std::upper_bound(m.allowed.begin(), m.allowed.end(), "HEAD"), "HEAD");
+  }
   std::string allow;
   for (const std::string& method : m.allowed) allow += (allow.empty() ? "" : ", ") + method;
   HttpReply reply = HttpReply::Error(405, request.method + " is not allowed here; use " + allow);

@@ -3,7 +3,8 @@
 // Router: (method, path pattern) -> handler. Patterns are literal segments and `{name}`
 // placeholders that match one non-empty segment, percent-decoded: "/api/v1/repos/{ns}/{name}".
 // A path that no pattern matches is 404; one that matches only under other methods is 405 with
-// an Allow header. The pattern doubles as the route's metrics label (bounded cardinality).
+// an Allow header (which lists HEAD with GET: the session answers HEAD as GET). The pattern
+// doubles as the route's metrics label (bounded cardinality).
 //
 // Handlers reply through `Respond`, exactly once, on the network thread: at once for reads, or
 // later (after a write on the store thread) for admin requests.
@@ -31,6 +32,10 @@ struct Route {
   std::string pattern{};
   Handler handler{};
   std::optional<uint64_t> max_body_bytes{};  // unset: the server's default limit
+  // A read-only handler that may take long (many queries, big lists, the estimator): it runs on
+  // the read pool (read_pool.h), off the network thread. It must use only ApiContext::reads()
+  // and the context's immutable parts.
+  bool heavy = false;
 };
 
 class Router {

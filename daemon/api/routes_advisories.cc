@@ -119,14 +119,16 @@ void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) 
 
 void RegisterAdvisoryRoutes(Router& router, const ApiContext& ctx) {
   const ApiContext* c = &ctx;
-  router.Add({"GET", "/api/v1/advisories",
-              [c](const HttpRequest& request, const PathParams&, Respond respond) {
-                ListAdvisories(*c, request, std::move(respond));
-              }});
-  router.Add({"GET", "/api/v1/advisories/feed.atom",
-              [c](const HttpRequest& request, const PathParams&, Respond respond) {
-                AtomFeed(*c, request, std::move(respond));
-              }});
+  router.Add({.method = "GET",
+              .pattern = "/api/v1/advisories",
+              .handler = [c](const HttpRequest& request, const PathParams&,
+                             Respond respond) { ListAdvisories(*c, request, std::move(respond)); },
+              .heavy = true});
+  router.Add({.method = "GET",
+              .pattern = "/api/v1/advisories/feed.atom",
+              .handler = [c](const HttpRequest& request, const PathParams&,
+                             Respond respond) { AtomFeed(*c, request, std::move(respond)); },
+              .heavy = true});
   router.Add({"GET", "/api/v1/stream",
               [c](const HttpRequest& request, const PathParams&, Respond respond) {
                 Stream(*c, request, std::move(respond));

@@ -74,6 +74,20 @@ Result<Page> RunQuery(const ApiContext& ctx, const OsvQuery& q) {
   return page;
 }
 
+// Whole records are up to ~100 KB each (diffs in details): a page ends, with a token, once it
+// holds more than `max_bytes` of them (always at least one), so replies stay under the cap.
+void EndPageAtBytes(size_t max_bytes, Page* page) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < page->vulns.size(); ++i) {
+    bytes += DumpJson(page->vulns[i].osv).size();
+    if (bytes > max_bytes && i > 0) {
+      page->vulns.resize(i);
+      page->next_after = page->vulns.back().seq;
+      return;
+    }
+  }
+}
+
 // {"vulns": [...], "next_page_token": "..."}; `full` = whole records, else id and modified.
 nlohmann::json PageJson(const Page& page, bool full) {
   nlohmann::json j = nlohmann::json::object();
@@ -105,6 +119,7 @@ void Query(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   if (!q.ok()) return respond(BadRequest(q.error().message));
   Result<Page> page = RunQuery(ctx, *q);
   if (!page.ok()) return respond(StoreFailure(page.error()));
+  EndPageAtBytes(ctx.tuning.osv_page_bytes, &*page);
   respond(HttpReply::Json(200, PageJson(*page, /*full=*/true)));
 }
 
@@ -143,14 +158,16 @@ void RegisterOsvRoutes(Router& router, const ApiContext& ctx) {
       {"GET", "/v1/vulns/{id}", [c](const HttpRequest&, const PathParams& params, Respond respond) {
          GetVuln(*c, params, std::move(respond));
        }});
-  router.Add(
-      {"POST", "/v1/query", [c](const HttpRequest& request, const PathParams&, Respond respond) {
-         Query(*c, request, std::move(respond));
-       }});
-  router.Add({"POST", "/v1/querybatch",
-              [c](const HttpRequest& request, const PathParams&, Respond respond) {
-                QueryBatch(*c, request, std::move(respond));
-              }});
+  router.Add({.method = "POST",
+              .pattern = "/v1/query",
+              .handler = [c](const HttpRequest& request, const PathParams&,
+                             Respond respond) { Query(*c, request, std::move(respond)); },
+              .heavy = true});
+  router.Add({.method = "POST",
+              .pattern = "/v1/querybatch",
+              .handler = [c](const HttpRequest& request, const PathParams&,
+                             Respond respond) { QueryBatch(*c, request, std::move(respond)); },
+              .heavy = true});
 }
 
 }  // namespace hubwatch::api

@@ -54,17 +54,29 @@ void Plan(const HttpRequest& request, Respond respond) {
     const int status = estimate.error().code == ErrorCode::kInvalidInput ? 400 : 422;
     return respond(HttpReply::Error(status, estimate.error().message));
   }
-  respond(HttpReply::Json(200, EstimateToJson(*estimate)));
+  size_t size = 0;
+  std::optional<std::string> text =
+      DumpJsonWithin(EstimateToJson(*estimate), kMaxEstimateBytes, &size);
+  if (!text) {
+    HttpReply too_large =
+        HttpReply::TooLarge("the estimate of this config", size, kMaxEstimateBytes);
+    too_large.status = 422;
+    return respond(std::move(too_large));
+  }
+  HttpReply reply;
+  reply.body = std::move(*text);
+  respond(std::move(reply));
 }
 
 }  // namespace
 
 void RegisterPlanRoute(Router& router, const ApiContext& ctx) {
-  router.Add({"POST", "/api/v1/plan",
-              [](const HttpRequest& request, const PathParams&, Respond respond) {
-                Plan(request, std::move(respond));
-              },
-              ctx.config.max_plan_body_bytes});
+  router.Add({.method = "POST",
+              .pattern = "/api/v1/plan",
+              .handler = [](const HttpRequest& request, const PathParams&,
+                            Respond respond) { Plan(request, std::move(respond)); },
+              .max_body_bytes = ctx.config.max_plan_body_bytes,
+              .heavy = true});
 }
 
 }  // namespace hubwatch::api

@@ -169,6 +169,12 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
         404, sha.empty() ? "no estimate for " + repo + " yet" : "no estimate for revision " + sha));
   }
   const store::EstimateRecord& r = **e;
+  // An estimate stored before estimates were capped could be hundreds of MB: refused whole.
+  size_t size = 0;
+  if (!DumpJsonWithin(r.estimate, kMaxEstimateBytes, &size)) {
+    return respond(HttpReply::TooLarge("the estimate of " + repo + "@" + r.sha.substr(0, 12), size,
+                                       kMaxEstimateBytes));
+  }
   nlohmann::json body = {{"repo", repo},
                          {"revision", r.sha},
                          {"params_total", r.params_total},
@@ -194,12 +200,16 @@ void RegisterRepoRoutes(Router& router, const ApiContext& ctx) {
        [c](const HttpRequest& q, const PathParams& p, Respond r) { ListRevisions(*c, q, p, r); }});
   router.Add({"GET", repo + "/revisions/{sha}",
               [c](const HttpRequest&, const PathParams& p, Respond r) { GetRevision(*c, p, r); }});
-  router.Add({"GET", repo + "/changes", [c](const HttpRequest& q, const PathParams& p, Respond r) {
-                ListChanges(*c, q, p, r);
-              }});
-  router.Add({"GET", repo + "/estimate", [c](const HttpRequest& q, const PathParams& p, Respond r) {
-                GetEstimate(*c, q, p, r);
-              }});
+  router.Add({.method = "GET",
+              .pattern = repo + "/changes",
+              .handler = [c](const HttpRequest& q, const PathParams& p,
+                             Respond r) { ListChanges(*c, q, p, r); },
+              .heavy = true});
+  router.Add({.method = "GET",
+              .pattern = repo + "/estimate",
+              .handler = [c](const HttpRequest& q, const PathParams& p,
+                             Respond r) { GetEstimate(*c, q, p, r); },
+              .heavy = true});
 }
 
 }  // namespace hubwatch::api

@@ -19,6 +19,8 @@ SessionMetrics::SessionMetrics(service::Metrics& metrics)
       rejected_(metrics.counter("hubwatch_http_connections_rejected_total",
                                 "Connections closed at once because max_connections were open")),
       streams_(metrics.gauge("hubwatch_sse_streams", "Open Server-Sent Events streams")),
+      streams_rejected_(metrics.counter("hubwatch_sse_streams_rejected_total",
+                                        "Event streams refused (503) over the stream limit")),
       events_(metrics.counter("hubwatch_sse_events_total", "Advisories sent on event streams")) {}
 
 void SessionMetrics::Request(const std::string& route, const std::string& method, int status,
@@ -55,6 +57,8 @@ void SessionMetrics::Streams(int delta) {
   open_streams_ += delta;
   streams_.Set(static_cast<double>(open_streams_));
 }
+
+void SessionMetrics::StreamRejected() { streams_rejected_.Add(); }
 
 void SessionMetrics::StreamsClosed() {
   open_streams_ = 0;

@@ -6,6 +6,7 @@
 //   hubwatch_http_connections                                gauge (open sessions)
 //   hubwatch_http_connections_rejected_total                 counter (over max_connections)
 //   hubwatch_sse_streams                                     gauge (open event streams)
+//   hubwatch_sse_streams_rejected_total                      counter (over the stream limit)
 //   hubwatch_sse_events_total                                counter (advisories sent)
 // `route` is the router pattern ("/api/v1/repos/{ns}/{name}/badge"), "unmatched" or
 // "invalid" (malformed, oversized), so the label set stays small.
@@ -36,6 +37,7 @@ class SessionMetrics {
   void Connections(size_t open);
   void Rejected();
   void Streams(int delta);
+  void StreamRejected();
   void StreamsClosed();  // all of them, at Stop()
   void StreamEvents(size_t n);
 
@@ -47,6 +49,7 @@ class SessionMetrics {
   service::Gauge& connections_;
   service::Counter& rejected_;
   service::Gauge& streams_;
+  service::Counter& streams_rejected_;
   service::Counter& events_;
   int64_t open_streams_ = 0;
 };

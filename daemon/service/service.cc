@@ -186,6 +186,9 @@ class Service::Impl final : public ServiceControl {
     deps.subscriptions = webhooks_->handler();
     deps.admin_token = admin;
     deps.hub_url = hub_url;
+    // The heavy read-only routes run on the API's read pool, each worker on a connection of its
+    // own (WAL: readers never block the store thread's writes).
+    deps.open_reader = [path = config.store] { return store::Store::Open(path); };
     Result<std::unique_ptr<api::ApiServer>> api = api::ApiServer::Start(config.api, deps);
     if (!api.ok()) return Error::Io("API on " + config.api.listen + ": " + api.error().message);
     api_ = std::move(api).value();

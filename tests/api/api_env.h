@@ -1,9 +1,10 @@
 #pragma once
 
 // ApiTest: a real ApiServer on 127.0.0.1:0 over a copy of the fixture store (api_fixture.h),
-// its io_context running on a thread of its own (the network thread), InlineStoreAccess for
-// writes, a real Metrics registry and a recording ServiceControl. The test thread talks HTTP
-// (http_client.h) and reads the database through a second connection, `inspect()`.
+// its io_context running on a thread of its own (the network thread), the read pool on read
+// connections of its own, InlineStoreAccess for writes, a real Metrics registry and a recording
+// ServiceControl. The test thread talks HTTP (http_client.h) and reads the database through a
+// second connection, `inspect()`.
 
 #include <gtest/gtest.h>
 
@@ -79,6 +80,8 @@ class ApiTest : public ::testing::Test {
     deps_.admin_token = kAdminToken;
     deps_.now = [] { return kServerNow; };
     deps_.tuning.sse_heartbeat = std::chrono::milliseconds(200);
+    // The heavy routes run on the read pool, as in the daemon.
+    deps_.open_reader = [path = db_path_] { return store::Store::Open(path); };
   }
 
   void TearDown() override {

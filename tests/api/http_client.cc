@@ -12,9 +12,12 @@
 
 namespace hubwatch::api::testing {
 
-RawConnection::RawConnection(uint16_t port) {
+RawConnection::RawConnection(uint16_t port, int receive_buffer) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return;
+  if (receive_buffer > 0) {
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -73,7 +76,7 @@ bool RawConnection::ClosedWithin(std::chrono::milliseconds timeout) {
   return eof_;
 }
 
-HttpResponse ParseResponse(const std::string& raw) {
+HttpResponse ParseResponse(const std::string& raw, bool to_head) {
   HttpResponse r;
   r.raw = raw;
   const size_t end = raw.find("\r\n\r\n");
@@ -94,7 +97,7 @@ HttpResponse ParseResponse(const std::string& raw) {
     line = next + 2;
   }
   r.body = raw.substr(end + 4);
-  if (r.headers.count("content-length")) {
+  if (r.headers.count("content-length") && !to_head) {
     const size_t length = std::stoul(r.headers["content-length"]);
     if (r.body.size() < length) {
       r.status = 0;  // truncated
@@ -117,7 +120,7 @@ HttpResponse Request(uint16_t port, const std::string& method, const std::string
   }
   req += "\r\n" + body;
   c.Send(req);
-  return ParseResponse(c.ReadToEof(std::chrono::seconds(30)));
+  return ParseResponse(c.ReadToEof(std::chrono::seconds(30)), method == "HEAD");
 }
 
 }  // namespace hubwatch::api::testing

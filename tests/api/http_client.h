@@ -37,7 +37,9 @@ HttpResponse Request(uint16_t port, const std::string& method, const std::string
 // A connection to 127.0.0.1:port for hand-written bytes.
 class RawConnection {
  public:
-  explicit RawConnection(uint16_t port);
+  // receive_buffer > 0: SO_RCVBUF set before connecting (a small window, so that unread replies
+  // fill the server's socket buffers after a few KiB).
+  explicit RawConnection(uint16_t port, int receive_buffer = 0);
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
@@ -57,7 +59,16 @@ class RawConnection {
   bool eof_ = false;
 };
 
-// Parses one response from `raw` (status line, headers, Content-Length body).
-HttpResponse ParseResponse(const std::string& raw);
+// Parses one response from `raw` (status line, headers, Content-Length body). `to_head`: the
+// reply to a HEAD request, whose Content-Length describes a body that is not sent.
+HttpResponse ParseResponse(const std::string& raw, bool to_head = false);
+
+// The "error" string of a JSON error body; "" when the body is not one.
+inline std::string ErrorOf(const HttpResponse& r) {
+  const nlohmann::json j = r.json();
+  return j.is_object() && j.contains("error") && j["error"].is_string()
+             ? j["error"].get<std::string>()
+             : "";
+}
 
 }  // namespace hubwatch::api::testing

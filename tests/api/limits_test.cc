@@ -31,10 +31,10 @@ TEST_F(ApiTest, UnknownRoutesAndMethods) {
   ExpectJsonError(Get("/"), 404);
   HttpResponse r = Request(port_, "PUT", "/api/v1/repos");
   ExpectJsonError(r, 405);
-  EXPECT_EQ(r.header("allow"), "GET, POST");
+  EXPECT_EQ(r.header("allow"), "GET, HEAD, POST");
   r = Request(port_, "POST", "/api/v1/advisories/feed.atom");
   ExpectJsonError(r, 405);
-  EXPECT_EQ(r.header("allow"), "GET");
+  EXPECT_EQ(r.header("allow"), "GET, HEAD");
   // A route that would match but for the encoding (NUL) is a bad request, not an unknown one.
   ExpectJsonError(Get("/api/v1/repos/%00/x/revisions"), 400);
 }
@@ -117,6 +117,55 @@ TEST_F(ApiTest, MalformedRequestsGet400AndHugeHeaders431) {
   EXPECT_EQ(Get("/healthz").status, 200);
 }
 
+// A bad chunk size is a malformed request: 400 and close, not a silent close.
+TEST_F(ApiTest, ABadChunkSizeIs400) {
+  StartServer();
+  for (const char* chunks :
+       {"zz\r\n{}\r\n0\r\n\r\n", "2\r\n{}\r\n-1\r\n\r\n", "ffffffffffffffffff\r\n{}\r\n"}) {
+    const HttpResponse r = ParseResponse(Exchange(
+        port_,
+        std::string("POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n") +
+            chunks));
+    ExpectJsonError(r, 400);
+    EXPECT_NE(ErrorOf(r).find("malformed request body"), std::string::npos) << r.body;
+    EXPECT_EQ(r.header("connection"), "close");
+  }
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
+// HEAD is GET without the body: the same status and headers, Content-Length included.
+TEST_F(ApiTest, HeadAnswersAsGetWithoutTheBody) {
+  StartServer();
+  const std::string llama = std::string("/api/v1/repos/") + kLlama;
+  for (const std::string& target :
+       {std::string("/healthz"), llama + "/estimate", llama, std::string("/api/v1/advisories"),
+        std::string("/api/v1/nope")}) {
+    const HttpResponse get = Get(target);
+    const std::string raw =
+        Exchange(port_, "HEAD " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const HttpResponse head = ParseResponse(raw, /*to_head=*/true);
+    EXPECT_EQ(head.status, get.status) << target << "\n" << raw;
+    EXPECT_EQ(head.header("content-length"), std::to_string(get.body.size())) << target;
+    EXPECT_EQ(head.header("content-type"), get.header("content-type")) << target;
+    EXPECT_EQ(raw.size(), raw.find("\r\n\r\n") + 4) << target << ": a body followed";
+  }
+  // The framing holds on a kept-alive connection: HEAD, then GET.
+  RawConnection c(port_);
+  c.Send(
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n"
+      "Connection: close\r\n\r\n");
+  const std::string both = c.ReadToEof(milliseconds(5000));
+  const size_t second = both.find("HTTP/1.1 200 OK", 1);
+  ASSERT_NE(second, std::string::npos) << both;
+  EXPECT_EQ(both.find("{\"status\":\"ok\"}"), both.size() - 15) << both;
+  // A route without GET still answers 405, and GET routes list HEAD as allowed.
+  HttpResponse r = Request(port_, "HEAD", "/v1/query");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.header("allow"), "POST");
+  r = Request(port_, "PUT", "/healthz");
+  EXPECT_EQ(r.header("allow"), "GET, HEAD");
+}
+
 TEST_F(ApiTest, SlowClientsAreCutOff) {
   config_.header_timeout_s = 1;
   config_.read_timeout_s = 1;
@@ -177,13 +226,14 @@ TEST_F(ApiTest, ConnectionCapAnswers503) {
                milliseconds(2000));
   b.ReadUntil([](const std::string& s) { return s.find("}") != std::string::npos; },
               milliseconds(2000));
-  HttpResponse r = Get("/healthz");
+  HttpResponse r = Get("/api/v1/repos");
   ExpectJsonError(r, 503);
   EXPECT_EQ(r.header("retry-after"), "1");
-  a.reset();  // one leaves: there is room again
+  EXPECT_EQ(Get("/healthz").status, 200);  // probes have slots of their own
+  a.reset();                               // one leaves: there is room again
   bool served = false;
   for (int i = 0; i < 50 && !served; ++i) {
-    served = Get("/healthz").status == 200;
+    served = Get("/api/v1/repos").status == 200;
     if (!served) std::this_thread::sleep_for(milliseconds(20));
   }
   EXPECT_TRUE(served);

@@ -56,5 +56,26 @@ TEST_F(ApiTest, PlanErrors) {
   EXPECT_EQ(Get("/api/v1/plan").status, 405);
 }
 
+// 1.4 million eos ids (10 MB of config) used to answer ~300 MB, one lint per id: the reply must
+// not grow with the list. Bound: the same config's reply with one eos id, plus 4 KiB.
+TEST_F(ApiTest, PlanOfAHugeTokenIdListIsBounded) {
+  config_.max_plan_body_bytes = 16 << 20;
+  StartServer();
+  nlohmann::json config =
+      nlohmann::json::parse(ReadModel("meta-llama__Meta-Llama-3-8B.config.json"));
+  config["eos_token_id"] = 128001;
+  const HttpResponse small = Post("/api/v1/plan", config.dump());
+  ASSERT_EQ(small.status, 200) << small.body.substr(0, 500);
+  std::vector<int64_t> ids(1'400'000);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = 200'000 + static_cast<int64_t>(i);
+  config["eos_token_id"] = ids;
+  const std::string body = config.dump();
+  ASSERT_GT(body.size(), 9u << 20);
+  const HttpResponse r = Post("/api/v1/plan", body);
+  EXPECT_EQ(r.status, 200) << r.body.substr(0, 500);
+  EXPECT_LT(r.body.size(), small.body.size() + 4096) << r.body.substr(0, 500);
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
 }  // namespace
 }  // namespace hubwatch::api::testing

@@ -1,5 +1,7 @@
 // Contract tests: repos, revisions, one revision, changes, estimates.
 
+#include <sqlite3.h>
+
 #include "tests/api/api_env.h"
 
 namespace hubwatch::api::testing {
@@ -191,6 +193,45 @@ TEST_F(ApiTest, EstimateLatestAndByRevision) {
     ExpectError(Get(kLlamaPath + "/estimate?revision=" + newest), 404);
   }
   ExpectError(Get(kLlamaPath + "/estimate?revision=nothex!"), 400);
+}
+
+// An estimate stored before estimates were capped (or by a bug) is refused, not sent: the reply
+// would hold the whole row, and a client that does not read it would hold it in memory.
+TEST_F(ApiTest, AnOversizedStoredEstimateIsAnErrorNotTheBody) {
+  nlohmann::json huge = {{"schema", "hubwatch.estimate/1"}, {"lints", nlohmann::json::array()}};
+  for (int i = 0; i < 40000; ++i) {
+    huge["lints"].push_back(
+        {{"code", "token_id_out_of_range"},
+         {"message", "eos_token_id " + std::to_string(i) + " is not in the vocabulary"}});
+  }
+  const std::string text = huge.dump();
+  ASSERT_GT(text.size(), 2u << 20);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* update = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE estimates SET estimate = ?1 WHERE repo = ?2", -1,
+                               &update, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_text(update, 1, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  sqlite3_bind_text(update, 2, kLlama, -1, SQLITE_STATIC);
+  EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+  sqlite3_finalize(update);
+  EXPECT_GE(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+
+  StartServer();
+  auto latest = inspect().LatestEstimate(kLlama);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  for (const std::string& target :
+       {kLlamaPath + "/estimate", kLlamaPath + "/estimate?revision=" + (*latest)->sha}) {
+    const HttpResponse r = Get(target);
+    ExpectError(r, 500);
+    EXPECT_LT(r.body.size(), 1000u);
+    const std::string error = ErrorOf(r);
+    EXPECT_NE(error.find("too large to serve"), std::string::npos) << error;
+    EXPECT_NE(error.find(std::to_string(text.size()) + " bytes"), std::string::npos) << error;
+  }
+  EXPECT_EQ(Get(kMistralPath).status, 200);
 }
 
 }  // namespace

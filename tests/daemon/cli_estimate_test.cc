@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "hubwatch/version.h"
+#include "tests/estimator/test_util.h"
 
 namespace hubwatch::cli {
 namespace {
@@ -164,6 +165,46 @@ TEST(CliEstimate, BadInputIsOneClearLineAndExitTwo) {
   ExpectOneLineError(Estimate({kGemma, "--preset", "fast"}), "unknown preset 'fast'");
   ExpectOneLineError(Estimate({kGemma, "--safetensors-header", not_json.path()}),
                      "safetensors header");
+}
+
+// The API caps lora_rank at 65,536; so does the CLI (the rank used to wrap the adapter count
+// to 18,446,744,073,706,930,176 with exit 0). A target the architecture lacks used to give 0
+// adapter parameters silently.
+TEST(CliEstimate, LoraRankAndTargetsAreChecked) {
+  const std::string kLlama3 = kFixtures + "/models/meta-llama__Meta-Llama-3-8B.config.json";
+  ExpectOneLineError(Estimate({kLlama3, "--lora-rank", "9223372036854775807"}),
+                     "--lora-rank must be between 1 and 65536, got 9223372036854775807");
+  ExpectOneLineError(Estimate({kLlama3, "--lora-rank", "65537"}),
+                     "--lora-rank must be between 1 and 65536");
+  EXPECT_EQ(Estimate({kLlama3, "--lora-rank", "65536"}).code, 0);
+  ExpectOneLineError(Estimate({kLlama3, "--lora-targets", "nonexistent"}),
+                     "--lora-targets: 'nonexistent' is not a linear module of llama (known: "
+                     "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)");
+  const Outcome ok = Estimate({kLlama3, "--json", "--lora-targets", "q_proj,v_proj"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["params"]["lora_adapter"], 32 * 16 * (8192 + 5120));
+}
+
+// A 10 MB config.json listing 1.4M eos ids: `hubwatch estimate` wrote 307 MB and peaked at
+// 1.8 GB. One lint now, and every output form stays small.
+TEST(CliEstimate, OutputIsBoundedForAMillionTokenIds) {
+  TempFile f(testing::ConfigWithEosIds(1'400'000));
+  for (const char* format : {"--json", "--markdown", "--text"}) {
+    SCOPED_TRACE(format);
+    Args args = {f.path()};
+    if (std::string(format) != "--text") args.push_back(format);
+    const Outcome r = Estimate(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_LT(r.out.size(), 64u << 10);
+    EXPECT_NE(r.out.find("1,400,000 token ids outside the vocabulary"), std::string::npos);
+  }
+  // 2^64 - 1 is shown as written, not as -1.
+  nlohmann::json c = nlohmann::json::parse(testing::ConfigWithEosIds(1));
+  c["eos_token_id"] = nlohmann::json::parse("18446744073709551615");
+  TempFile huge(c.dump());
+  const Outcome r = Estimate({huge.path()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("eos_token_id 18446744073709551615 is outside"), std::string::npos);
 }
 
 TEST(CliEstimate, AssumeReadsAnUnsupportedTypeAndSaysSo) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
@@ -143,6 +146,56 @@ TEST(Architectures, FalconLegacyFormatsMatchTheCurrentOne) {
   const ParamCounts c = Counts(g);
   EXPECT_EQ(c.total, 41303293952u);
   EXPECT_EQ(c.on_disk, 41303293952u + 65024u * 8192u);
+}
+
+// microsoft/phi-2 before 2024 (transformers 4.35.2, remote code): model_type "phi-msft" with
+// n_embd / n_layer / n_head, n_inner null and its own module names. The same 2,779,683,840
+// parameters as today's "phi" config, part by part, under the names its checkpoint used.
+TEST(Architectures, PhiMsftFormatMatchesTheCurrentPhi) {
+  const ModelGraph msft = Build(ReadJsonFixture(ModelConfigPath("microsoft/phi-2.phi-msft")));
+  const ModelGraph current = Build(ReadJsonFixture(ModelConfigPath("microsoft/phi-2")));
+  const ParamCounts c = Counts(msft), modern = Counts(current);
+  EXPECT_EQ(c.total, 2779683840u);
+  EXPECT_EQ(c.on_disk, 2779683840u);
+  for (auto [part, a, b] : {std::tuple{"embedding", c.embedding, modern.embedding},
+                            {"attention", c.attention, modern.attention},
+                            {"mlp", c.mlp, modern.mlp},
+                            {"norm", c.norm, modern.norm},
+                            {"head", c.head, modern.head}}) {
+    EXPECT_EQ(a, b) << part;
+  }
+  EXPECT_FALSE(msft.tied);
+  EXPECT_EQ(msft.max_positions, 2048);
+  ASSERT_EQ(msft.blocks.size(), 1u);
+  const AttentionShape& attn = msft.blocks[0].nodes[1].attention;
+  EXPECT_EQ(attn.heads, 32);
+  EXPECT_EQ(attn.kv_heads, 32);  // n_head_kv null: MHA
+  EXPECT_EQ(attn.head_dim, 80);
+  std::map<std::string, std::vector<int64_t>> shapes;
+  ForEachTensor(msft, [&](const std::string& name, const TensorSpec& t, int64_t) {
+    shapes[name] = t.shape.ToVector();
+  });
+  EXPECT_EQ(shapes.size(), 1 + 32 * 10 + 4u);
+  const std::map<std::string, std::vector<int64_t>> expected = {
+      {"transformer.embd.wte.weight", {51200, 2560}},
+      {"transformer.h.0.ln.weight", {2560}},
+      {"transformer.h.0.ln.bias", {2560}},
+      {"transformer.h.0.mixer.Wqkv.weight", {7680, 2560}},
+      {"transformer.h.0.mixer.Wqkv.bias", {7680}},
+      {"transformer.h.0.mixer.out_proj.weight", {2560, 2560}},
+      {"transformer.h.0.mixer.out_proj.bias", {2560}},
+      {"transformer.h.31.mlp.fc1.weight", {10240, 2560}},  // n_inner null: 4 * n_embd
+      {"transformer.h.31.mlp.fc1.bias", {10240}},
+      {"transformer.h.31.mlp.fc2.weight", {2560, 10240}},
+      {"transformer.h.31.mlp.fc2.bias", {2560}},
+      {"lm_head.ln.weight", {2560}},
+      {"lm_head.ln.bias", {2560}},
+      {"lm_head.linear.weight", {51200, 2560}},
+      {"lm_head.linear.bias", {51200}}};
+  for (const auto& [name, shape] : expected) {
+    ASSERT_TRUE(shapes.count(name)) << name;
+    EXPECT_EQ(shapes[name], shape) << name;
+  }
 }
 
 }  // namespace

@@ -87,6 +87,35 @@ TEST(Lints, TokenIdsOutsideTheVocabulary) {
   EXPECT_EQ(out_of_vocab, 2);
 }
 
+// A config.json can list a million ids: one lint per key, counting them, naming the first five.
+TEST(Lints, TokenIdsOutsideTheVocabularyAreOneLintPerKey) {
+  nlohmann::json c = Llama3();
+  nlohmann::json ids = nlohmann::json::array();
+  for (int64_t i = 0; i < 100000; ++i) ids.push_back(128256 + i);
+  ids.push_back(128001);  // inside: not counted
+  c["eos_token_id"] = std::move(ids);
+  const std::vector<Lint> lints = LintsOf(c);
+  ASSERT_EQ(lints.size(), 1u);
+  EXPECT_EQ(lints[0].code, "token_id_out_of_vocab");
+  EXPECT_NE(lints[0].message.find("eos_token_id: 100,000 token ids outside the vocabulary "
+                                  "[0, 128256); first 5: 128256, 128257, 128258, 128259, 128260"),
+            std::string::npos)
+      << lints[0].message;
+  EXPECT_LT(lints[0].message.size(), 300u);
+}
+
+// 2^64 - 1 is a JSON number nlohmann reads as unsigned; shown as itself, not as -1.
+TEST(Lints, HugeTokenIdsAreShownAsWritten) {
+  nlohmann::json c = Llama3();
+  c["eos_token_id"] = nlohmann::json::parse("18446744073709551615");
+  const std::vector<Lint> lints = LintsOf(c);
+  const Lint* l = Find(lints, "token_id_out_of_vocab");
+  ASSERT_NE(l, nullptr);
+  EXPECT_NE(l->message.find("eos_token_id 18446744073709551615 is outside"), std::string::npos)
+      << l->message;
+  EXPECT_EQ(l->message.find("-1"), std::string::npos) << l->message;
+}
+
 TEST(Lints, SlidingWindowLargerThanTheContext) {
   nlohmann::json c = ReadJsonFixture(ModelConfigPath("mistralai/Mistral-7B-v0.1"));
   c["sliding_window"] = 65536;
@@ -110,6 +139,7 @@ TEST(Lints, RopeScalingLegacyAndInvalid) {
   ASSERT_NE(l, nullptr);
   EXPECT_NE(l->message.find("low_freq_factor"), std::string::npos);
 
+  llama31["max_position_embeddings"] = 131072;
   llama31["rope_scaling"] = {{"rope_type", "llama3"},
                              {"factor", 8.0},
                              {"low_freq_factor", 1.0},
@@ -120,6 +150,44 @@ TEST(Lints, RopeScalingLegacyAndInvalid) {
   nlohmann::json unknown = Llama3();
   unknown["rope_scaling"] = {{"rope_type", "fancy"}};
   EXPECT_NE(Find(LintsOf(unknown), "rope_scaling_invalid"), nullptr);
+}
+
+// Every key present, every value broken: transformers' _validate_llama3_parameters warns, and
+// its rope divides original_max_position_embeddings by both factors.
+TEST(Lints, Llama3RopeWithZeroFactorsIsInvalidNamingEachField) {
+  nlohmann::json c = Llama3();
+  c["max_position_embeddings"] = 131072;
+  c["rope_scaling"] = {{"rope_type", "llama3"},
+                       {"factor", 8.0},
+                       {"low_freq_factor", 0},
+                       {"high_freq_factor", 0},
+                       {"original_max_position_embeddings", 0}};
+  std::string messages;
+  for (const Lint& l : LintsOf(c)) {
+    EXPECT_EQ(l.code, "rope_scaling_invalid") << l.message;
+    EXPECT_EQ(l.severity, LintSeverity::kError) << l.message;
+    messages += l.message + "\n";
+  }
+  for (const char* needle :
+       {"rope_scaling.low_freq_factor must be a number > 0, got 0",
+        "rope_scaling.high_freq_factor must be a number > 0, got 0",
+        "high_freq_factor must be greater than low_freq_factor",
+        "original_max_position_embeddings must be a positive integer, got 0"}) {
+    EXPECT_NE(messages.find(needle), std::string::npos) << needle << " in\n" << messages;
+  }
+
+  // In order but inverted, and an original context that is not below the model's.
+  c["rope_scaling"]["low_freq_factor"] = 4.0;
+  c["rope_scaling"]["high_freq_factor"] = 1.0;
+  c["rope_scaling"]["original_max_position_embeddings"] = 131072;
+  const std::vector<Lint> lints = LintsOf(c);
+  ASSERT_EQ(lints.size(), 2u);
+  EXPECT_NE(lints[0].message.find("greater than low_freq_factor, got 1 and 4"), std::string::npos)
+      << lints[0].message;
+  EXPECT_EQ(lints[1].severity, LintSeverity::kWarning);
+  EXPECT_NE(lints[1].message.find("131072 is not below max_position_embeddings 131072"),
+            std::string::npos)
+      << lints[1].message;
 }
 
 // Falcon-7B ties its head and its checkpoint stores lm_head.weight again: expected, so only an

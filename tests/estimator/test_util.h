@@ -35,6 +35,25 @@ inline std::string ModelConfigPath(const std::string& repo) {
   return "models/" + file + ".config.json";
 }
 
+// Meta-Llama-3-8B's config.json with an eos_token_id list of `count` ids, none in the
+// vocabulary (128256, 128257, ...): the hostile config of a million ids, built as text (1.4M ids
+// are about 10 MB) rather than committed.
+inline std::string ConfigWithEosIds(size_t count) {
+  nlohmann::json config =
+      nlohmann::json::parse(ReadFixture("models/meta-llama__Meta-Llama-3-8B.config.json"));
+  config["eos_token_id"] = "@IDS@";
+  std::string ids = "[";
+  ids.reserve(count * 8 + 2);
+  for (size_t i = 0; i < count; ++i) {
+    if (i) ids += ',';
+    ids += std::to_string(128256 + i);
+  }
+  ids += ']';
+  std::string text = config.dump();
+  text.replace(text.find("\"@IDS@\""), 7, ids);
+  return text;
+}
+
 // A one-layer llama small enough to count by hand, shipped as a fine-grained FP8 checkpoint
 // (as DeepSeek-V3 is): block Linear weights F8_E4M3 with an F32 scale per 32x32 block; the
 // embedding, norms and head stay BF16.

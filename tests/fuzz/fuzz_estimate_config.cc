@@ -2,7 +2,8 @@
 // CLI, the pipeline and POST /api/v1/plan take), then every rendering of the result. Invariants
 // when it estimates: the parameter parts sum to the total, active <= total, memory figures are
 // finite and non-negative with consistent prefix sums, one fit per card, and the JSON / text /
-// Markdown renderings succeed.
+// Markdown renderings succeed; the JSON and every error message stay small whatever the input
+// lists, and messages are valid UTF-8.
 
 #include <cmath>
 #include <cstddef>
@@ -20,7 +21,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const hubwatch::EstimateInput input;
   hubwatch::Result<hubwatch::Estimate> estimate = hubwatch::EstimateModelFromText(text, input);
   if (!estimate.ok()) {
-    FUZZ_CHECK(!estimate.error().message.empty(), "error without a message");
+    const std::string& message = estimate.error().message;
+    FUZZ_CHECK(!message.empty(), "error without a message");
+    FUZZ_CHECK(message.size() < 4096, "error message not bounded");
+    bool utf8 = true;
+    try {
+      (void)nlohmann::json(message).dump();
+    } catch (const nlohmann::json::exception&) {
+      utf8 = false;
+    }
+    FUZZ_CHECK(utf8, "error message is not valid UTF-8 (it could not be stored or logged)");
     return 0;
   }
   const hubwatch::ParamCounts& p = estimate->params;
@@ -43,6 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(j.is_object(), "estimate JSON is not an object");
   const std::string dumped = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   FUZZ_CHECK(nlohmann::json::parse(dumped) == j, "estimate JSON does not round-trip");
+  // Lists the config decides are aggregated or capped: the largest real model is about 70 KB.
+  FUZZ_CHECK(dumped.size() < (256u << 10), "estimate JSON not bounded");
   FUZZ_CHECK(!hubwatch::RenderText(*estimate).empty(), "empty text report");
   FUZZ_CHECK(!hubwatch::RenderMarkdown(*estimate).empty(), "empty Markdown report");
   return 0;

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "estimator/estimate.h"
+#include "estimator/format.h"
+#include "estimator/json_nesting.h"
 #include "estimator/report.h"
 #include "tracker/diff/tracked_files.h"
 
@@ -13,6 +15,23 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// An unavailable estimate's reason: one line, as long as a reason needs.
+constexpr size_t kMaxReasonBytes = 1024;
+
+// Stored JSON is read without trusting its shape: a missing or mistyped member is null.
+const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+const nlohmann::json& Items(const nlohmann::json& j) {
+  static const nlohmann::json kEmpty = nlohmann::json::array();
+  return j.is_array() ? j : kEmpty;
+}
+double NumberOr0(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : 0; }
+std::string StringOr(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : ""; }
 
 std::set<std::string> HeaderIds(const Snapshot& s) {
   std::set<std::string> ids;
@@ -25,7 +44,8 @@ std::set<std::string> HeaderIds(const Snapshot& s) {
 std::vector<const diff::ManifestEntry*> CheckpointFiles(const Snapshot& snapshot) {
   std::vector<const diff::ManifestEntry*> out;
   std::set<std::string> indexed;
-  if (std::optional<std::string> index = snapshot.File("model.safetensors.index.json")) {
+  std::optional<std::string> index = snapshot.File("model.safetensors.index.json");
+  if (index && !JsonNestsDeeperThan(*index)) {
     nlohmann::json j = nlohmann::json::parse(*index, nullptr, false);
     if (j.is_object() && j.contains("weight_map") && j["weight_map"].is_object()) {
       for (const auto& [tensor, file] : j["weight_map"].items()) {
@@ -52,32 +72,41 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
          HeaderIds(*before) != HeaderIds(after);
 }
 
-EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot) {
+EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,
+                                 size_t max_estimate_bytes) {
   EstimateOutcome out;
   std::optional<std::string> config = snapshot.File("config.json");
   if (!config) {
     out.skipped_because = "no readable config.json";
     return out;
   }
+  auto unavailable = [&](std::string reason) {
+    out.skipped_because = Clip(reason, kMaxReasonBytes);
+    out.record = store::EstimateRecord::Unavailable(repo, snapshot.sha, out.skipped_because);
+    return out;
+  };
   EstimateInput input;
   for (const diff::ManifestEntry* e : CheckpointFiles(snapshot)) {
     auto it = snapshot.headers.find(e->content_id());
     if (it == snapshot.headers.end()) {
-      out.skipped_because.clear();  // estimate without the comparison rather than not at all
-      input.headers.clear();
+      input.headers.clear();  // estimate without the comparison rather than not at all
       break;
     }
     input.headers.push_back(it->second);
   }
   Result<Estimate> e = EstimateModelFromText(*config, input);
-  if (!e.ok()) {
-    out.skipped_because = e.error().message;
-    return out;
+  if (!e.ok()) return unavailable(e.error().message);
+  nlohmann::json estimate = EstimateToJson(*e);
+  const size_t bytes =
+      estimate.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  if (bytes > max_estimate_bytes) {
+    return unavailable("the estimate is " + std::to_string(bytes) + " bytes of JSON, over the " +
+                       std::to_string(max_estimate_bytes) + " the store keeps");
   }
   store::EstimateRecord r;
   r.repo = repo;
   r.sha = snapshot.sha;
-  r.estimate = EstimateToJson(*e);
+  r.estimate = std::move(estimate);
   r.params_total = e->params.total;
   r.params_active = e->params.active;
   r.kv_bytes_per_token = e->kv.bytes_per_token;
@@ -90,23 +119,26 @@ nlohmann::json KeyFigures(const nlohmann::json& e) {
   nlohmann::json k = nlohmann::json::object();
   if (!e.is_object()) return k;
   for (const char* p : {"total", "on_disk", "active"}) {
-    k[std::string("params.") + p] = e["params"].value(p, nlohmann::json());
+    k[std::string("params.") + p] = Member(Member(e, "params"), p);
   }
-  k["kv_cache.bytes_per_token"] = e["kv_cache"].value("bytes_per_token", nlohmann::json());
-  if (e.contains("checkpoint") && e["checkpoint"].is_object()) {
-    k["checkpoint.parameter_delta"] = e["checkpoint"]["parameter_delta"];
+  k["kv_cache.bytes_per_token"] = Member(Member(e, "kv_cache"), "bytes_per_token");
+  if (Member(e, "checkpoint").is_object()) {
+    k["checkpoint.parameter_delta"] = Member(Member(e, "checkpoint"), "parameter_delta");
   }
-  for (const nlohmann::json& plan : e.value("memory", nlohmann::json::array())) {
+  for (const nlohmann::json& plan : Items(Member(e, "memory"))) {
     // Rounded to MB so float noise is not a change.
-    const double fixed = plan.value("fixed_bytes", 0.0), per = plan.value("per_sample_bytes", 0.0);
-    k["memory." + plan.value("mode", std::string()) + ".batch1_mb"] =
+    const double fixed = NumberOr0(Member(plan, "fixed_bytes"));
+    const double per = NumberOr0(Member(plan, "per_sample_bytes"));
+    k["memory." + StringOr(Member(plan, "mode")) + ".batch1_mb"] =
         static_cast<int64_t>((fixed + per) / 1e6 + 0.5);
   }
-  for (const nlohmann::json& card : e.value("fit", nlohmann::json::array())) {
-    for (const auto& [mode, fit] : card["modes"].items()) {
-      const std::string key = "fit." + card.value("card", std::string()) + "." + mode;
-      k[key + ".verdict"] = fit["verdict"];
-      k[key + ".max_batch"] = fit["max_batch"];
+  for (const nlohmann::json& card : Items(Member(e, "fit"))) {
+    const nlohmann::json& modes = Member(card, "modes");
+    if (!modes.is_object()) continue;
+    for (const auto& [mode, fit] : modes.items()) {
+      const std::string key = "fit." + StringOr(Member(card, "card")) + "." + mode;
+      k[key + ".verdict"] = Member(fit, "verdict");
+      k[key + ".max_batch"] = Member(fit, "max_batch");
     }
   }
   return k;
@@ -114,6 +146,10 @@ nlohmann::json KeyFigures(const nlohmann::json& e) {
 
 std::optional<diff::Change> EstimateChange(const nlohmann::json& previous,
                                            const nlohmann::json& current) {
+  if (Member(previous, "schema") != kEstimateSchemaId ||
+      Member(current, "schema") != kEstimateSchemaId) {
+    return std::nullopt;
+  }
   const nlohmann::json a = KeyFigures(previous), b = KeyFigures(current);
   nlohmann::json moved = nlohmann::json::object();
   bool memory_or_fit = false;

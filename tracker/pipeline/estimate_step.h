@@ -6,6 +6,7 @@
 // Checkpoint files: those model.safetensors.index.json maps tensors to, else model.safetensors,
 // else every root-level *.safetensors file. Pure functions; thread-safe.
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,18 +25,28 @@ std::vector<const diff::ManifestEntry*> CheckpointFiles(const Snapshot& snapshot
 // checkpoint header changed.
 bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previous_estimate);
 
+// The largest estimate JSON kept in the store. The estimator bounds every list upstream decides,
+// so a real estimate is far smaller (DeepSeek-V3, the largest fixture: about 70 KB); a larger one
+// is recorded as unavailable rather than stored.
+inline constexpr size_t kMaxStoredEstimateBytes = 1 << 20;
+
 struct EstimateOutcome {
-  std::optional<store::EstimateRecord> record;  // absent when the estimator could not run
-  std::string skipped_because;                  // why not, for the log
+  // Absent only without a readable config.json. When the estimator could not run, or its
+  // estimate is over max_estimate_bytes of JSON, the unavailable form with the reason.
+  std::optional<store::EstimateRecord> record;
+  std::string skipped_because;  // why there is no estimate, for the log; empty when there is one
 };
-EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot);
+EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,
+                                 size_t max_estimate_bytes = kMaxStoredEstimateBytes);
 
 // The figures worth an advisory when they move: parameter counts, KV cache per token, memory
-// per mode at batch 1, and the verdict and largest batch per card and mode.
+// per mode at batch 1, and the verdict and largest batch per card and mode. Reads stored JSON
+// without trusting its shape: what is missing or mistyped is null.
 nlohmann::json KeyFigures(const nlohmann::json& estimate);
 
 // An `estimate` change when the key figures differ; details = {figure: {"old", "new"}}.
-// Behavioral when memory or fit moved, cosmetic otherwise.
+// Behavioral when memory or fit moved, cosmetic otherwise. None when either side is not an
+// estimate (the unavailable form): there are no figures to compare.
 std::optional<diff::Change> EstimateChange(const nlohmann::json& previous,
                                            const nlohmann::json& current);
 

@@ -353,7 +353,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
           }
         }
         in.estimate = std::move(e.record);
-      } else if (current_.File("config.json")) {  // a config the estimator cannot read
+      }
+      if (!e.skipped_because.empty() && current_.File("config.json")) {  // recorded unavailable
         Log("no estimate for " + repo_ + "@" + commit.id.substr(0, 7) + ": " + e.skipped_because);
       }
     }

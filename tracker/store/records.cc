@@ -20,4 +20,21 @@ bool ParseRepoState(std::string_view name, RepoState& state) {
   return false;
 }
 
+EstimateRecord EstimateRecord::Unavailable(std::string repo, std::string sha, std::string reason) {
+  EstimateRecord r;
+  r.repo = std::move(repo);
+  r.sha = std::move(sha);
+  r.estimate = {{"schema", kUnavailableEstimateSchema}, {"unavailable", std::move(reason)}};
+  return r;
+}
+
+std::optional<std::string> EstimateRecord::UnavailableReason() const {
+  if (!estimate.is_object() ||
+      estimate.value("schema", nlohmann::json()) != nlohmann::json(kUnavailableEstimateSchema)) {
+    return std::nullopt;
+  }
+  const nlohmann::json reason = estimate.value("unavailable", nlohmann::json());
+  return reason.is_string() ? reason.get<std::string>() : "(no reason recorded)";
+}
+
 }  // namespace hubwatch::store

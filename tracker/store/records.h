@@ -57,15 +57,24 @@ struct ChangeRecord {
   int64_t created_at = 0;
 };
 
+// A revision's estimate. When the estimator could not run on its config.json (a format it does
+// not model, a config it refuses, an estimate too large to keep) the record says why instead:
+// `estimate` is {"schema": "hubwatch.estimate-unavailable/1", "unavailable": reason} and the
+// figures are 0.
 struct EstimateRecord {
   std::string repo{};
   std::string sha{};
-  nlohmann::json estimate{};  // hubwatch.estimate/1
+  nlohmann::json estimate{};  // hubwatch.estimate/1, or the unavailable form
   uint64_t params_total = 0;
   uint64_t params_active = 0;
   double kv_bytes_per_token = 0;
   std::optional<int64_t> parameter_delta{};  // against the headers, when there were headers
+
+  static EstimateRecord Unavailable(std::string repo, std::string sha, std::string reason);
+  // The reason when this record is the unavailable form; nullopt for an estimate.
+  std::optional<std::string> UnavailableReason() const;
 };
+inline constexpr const char kUnavailableEstimateSchema[] = "hubwatch.estimate-unavailable/1";
 
 struct AdvisoryRecord {
   std::string id{};  // x_HUBWATCH-...

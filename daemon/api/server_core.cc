@@ -1,0 +1,103 @@
+#include "daemon/api/server_core.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <ctime>
+
+#include "daemon/api/sse_stream.h"
+
+namespace hubwatch::api {
+
+ServerCore::ServerCore(const cli::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool)
+    : io_(*deps.io), metrics_(*deps.metrics), pool_(std::move(pool)) {
+  ctx_.config = config;
+  ctx_.store = deps.store;
+  ctx_.metrics = deps.metrics;
+  ctx_.control = deps.control;
+  ctx_.subscriptions = deps.subscriptions;
+  ctx_.admin_token = std::move(deps.admin_token);
+  ctx_.hub_url = std::move(deps.hub_url);
+  ctx_.now =
+      deps.now ? std::move(deps.now) : [] { return static_cast<int64_t>(std::time(nullptr)); };
+  ctx_.tuning = deps.tuning;
+  ctx_.alive = alive_;
+  router_ = BuildRouter(ctx_);
+}
+
+int ServerCore::max_streams() const { return std::max(1, ctx_.config.max_connections / 2); }
+
+std::optional<Slot> ServerCore::SlotForNewConnection() const {
+  const int general =
+      counts_[static_cast<int>(Slot::kGeneral)] + counts_[static_cast<int>(Slot::kStream)];
+  if (general < ctx_.config.max_connections) return Slot::kGeneral;
+  if (counts_[static_cast<int>(Slot::kProbe)] < kProbeSlots) return Slot::kProbe;
+  return std::nullopt;
+}
+
+void ServerCore::Register(Connection* c, std::weak_ptr<Connection> weak, Slot slot) {
+  entries_[c] = {std::move(weak), slot};
+  ++counts_[static_cast<int>(slot)];
+  if (stopped()) return;  // sessions may outlive Stop() and the metrics registry
+  metrics_.Connections(open_connections());
+  if (slot == Slot::kStream) metrics_.Streams(+1);
+}
+
+void ServerCore::Unregister(Connection* c) {
+  const auto it = entries_.find(c);
+  if (it == entries_.end()) return;
+  const Slot slot = it->second.slot;
+  --counts_[static_cast<int>(slot)];
+  entries_.erase(it);
+  if (stopped()) return;
+  metrics_.Connections(open_connections());
+  if (slot == Slot::kStream) metrics_.Streams(-1);
+}
+
+void ServerCore::AddStream(std::weak_ptr<SseStream> stream) {
+  streams_.push_back(std::move(stream));
+}
+
+void ServerCore::Dispatch(HttpRequest request, Respond respond, std::string* route_label) {
+  const Router::Match match = router_.Find(request.method, request.path);
+  if (!pool_ || !match.route || !match.route->heavy) {
+    router_.Dispatch(request, std::move(respond), route_label);
+    return;
+  }
+  *route_label = match.route->pattern;
+  // The reply is sent on the network thread (the session's Send drops it once stopped).
+  Respond on_network = [&io = io_, respond = std::move(respond)](HttpReply reply) {
+    boost::asio::post(io,
+                      [respond, reply = std::move(reply)]() mutable { respond(std::move(reply)); });
+  };
+  pool_->Submit([this, request = std::move(request), on_network = std::move(on_network)] {
+    router_.Dispatch(request, on_network, nullptr);
+  });
+}
+
+void ServerCore::Stop() {
+  if (stopped()) return;
+  *alive_ = false;
+  if (pool_) pool_->Stop();
+  // Closing cancels every pending operation; the connections go when their handlers run.
+  std::vector<std::shared_ptr<Connection>> live;
+  for (auto& [raw, entry] : entries_) {
+    if (auto c = entry.weak.lock()) live.push_back(std::move(c));
+  }
+  for (auto& c : live) c->Close();
+  streams_.clear();
+  metrics_.Connections(0);
+  metrics_.StreamsClosed();
+}
+
+void ServerCore::OnNewAdvisories() {
+  std::vector<std::weak_ptr<SseStream>> kept;
+  for (auto& weak : streams_) {
+    if (auto s = weak.lock(); s && s->is_open()) {
+      s->Pump();
+      kept.push_back(std::move(weak));
+    }
+  }
+  streams_ = std::move(kept);
+}
+
+}  // namespace hubwatch::api

@@ -1,0 +1,96 @@
+#pragma once
+
+// ServerCore: what the listener, the HTTP sessions and the event streams of one ApiServer share
+// (internal to daemon/api): the handlers' context and router, the metrics, the read pool, and
+// the connection slots (api_server.h describes them). Beast-free: connections register as the
+// Connection interface.
+//
+// Thread safety: network thread only. Dispatch() runs a heavy route's handler on the read pool;
+// its reply is posted back to the network thread. Ownership: the core owns the pool; sessions
+// and streams share the core (shared_ptr) and may outlive Stop(), never the io_context.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/read_pool.h"
+#include "daemon/api/router.h"
+#include "daemon/api/session_metrics.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace hubwatch::api {
+
+class SseStream;
+
+// Health probes may use this many connections beyond max_connections, one request each.
+inline constexpr int kProbeSlots = 8;
+
+// A connection the core can close at Stop().
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  virtual void Close() = 0;
+};
+
+enum class Slot {
+  kGeneral,  // an HTTP session: any route
+  kProbe,    // an HTTP session over max_connections: /healthz and /readyz only
+  kStream,   // an event stream (it holds a general slot)
+};
+
+class ServerCore {
+ public:
+  // `pool` may be null: every route runs on the network thread.
+  ServerCore(const cli::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool);
+
+  const ApiContext& ctx() const { return ctx_; }
+  SessionMetrics& metrics() { return metrics_; }
+  boost::asio::io_context& io() { return io_; }
+  bool stopped() const { return !*alive_; }
+
+  // At most max_connections / 2 event streams (at least 1), so streams never hold every slot.
+  int max_streams() const;
+  int open_streams() const { return counts_[static_cast<int>(Slot::kStream)]; }
+  // The slot a new connection gets: general while there is room, else a probe slot; nullopt
+  // when both are full.
+  std::optional<Slot> SlotForNewConnection() const;
+  // REQUIRES: `c` is alive until Unregister(c) (its destructor calls it; idempotent).
+  void Register(Connection* c, std::weak_ptr<Connection> weak, Slot slot);
+  void Unregister(Connection* c);
+  void AddStream(std::weak_ptr<SseStream> stream);
+
+  // The router's Dispatch, with heavy routes run on the read pool (when there is one).
+  void Dispatch(HttpRequest request, Respond respond, std::string* route_label);
+  const Router& router() const { return router_; }
+
+  // Closes every connection and stops the pool (jobs not started are dropped). Idempotent.
+  void Stop();
+  // Every event stream sends what is new.
+  void OnNewAdvisories();
+
+ private:
+  struct Entry {
+    std::weak_ptr<Connection> weak;
+    Slot slot;
+  };
+  size_t open_connections() const { return entries_.size(); }
+
+  boost::asio::io_context& io_;
+  ApiContext ctx_;
+  Router router_;
+  SessionMetrics metrics_;
+  std::unique_ptr<ReadPool> pool_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unordered_map<Connection*, Entry> entries_;
+  int counts_[3] = {0, 0, 0};  // by Slot
+  std::vector<std::weak_ptr<SseStream>> streams_;
+};
+
+}  // namespace hubwatch::api
