@@ -5,7 +5,8 @@
 // Prints the probe latencies (median, p99, max), the heavy requests' rate and median, and every
 // non-200. Loopback only; not a test (BENCHMARKS.md has the method and the results).
 //
-// usage: api_latency_bench [SECONDS] [LOADERS]   (defaults: 10, 4)
+// usage: api_latency_bench [SECONDS] [LOADERS] [pool|no-pool]   (defaults: 10, 4, pool)
+// no-pool runs every route on the network thread, as the server did before the read pool.
 
 #include <unistd.h>
 
@@ -84,6 +85,7 @@ std::string BatchBody(store::Store& store) {
 int main(int argc, char** argv) {
   const int seconds = argc > 1 ? std::atoi(argv[1]) : 10;
   const int loaders = argc > 2 ? std::atoi(argv[2]) : 4;
+  const bool pool = argc <= 3 || std::string(argv[3]) != "no-pool";
   const std::string db = "/tmp/hubwatch_api_latency_" + std::to_string(::getpid()) + ".db";
   if (Status s = api::testing::BuildFixtureDb(db); !s.ok()) {
     std::fprintf(stderr, "api_latency_bench: %s\n", s.error().message.c_str());
@@ -104,7 +106,7 @@ int main(int argc, char** argv) {
   deps.io = &io;
   deps.store = &access;
   deps.metrics = &metrics;
-  deps.open_reader = [db] { return store::Store::Open(db); };
+  if (pool) deps.open_reader = [db] { return store::Store::Open(db); };
   auto server = api::ApiServer::Start(config, std::move(deps));
   if (!server.ok()) {
     std::fprintf(stderr, "api_latency_bench: %s\n", server.error().message.c_str());
@@ -140,8 +142,8 @@ int main(int argc, char** argv) {
   for (std::thread& t : threads) t.join();
 
   std::printf(
-      "querybatch(1000) x %d loaders: %zu requests, %.1f req/s, median %.1f ms, %d failed\n",
-      loaders, heavy.ms.size(), static_cast<double>(heavy.ms.size()) / seconds, heavy.Quantile(0.5),
+      "%s: querybatch(1000) x %d loaders: %zu requests, %.1f req/s, median %.1f ms, %d failed\n",
+      pool ? "read pool" : "no pool", loaders, heavy.ms.size(), static_cast<double>(heavy.ms.size()) / seconds, heavy.Quantile(0.5),
       heavy.failures);
   std::printf("/healthz: %zu probes, median %.2f ms, p99 %.2f ms, max %.2f ms, %d failed\n",
               probe.ms.size(), probe.Quantile(0.5), probe.Quantile(0.99), probe.Quantile(1.0),
