@@ -12,7 +12,7 @@
 
 #include "commands.h"
 #include "config.h"
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::cli {

@@ -12,8 +12,9 @@
 #include <string>
 
 #include "commands.h"
-#include "estimator/json_nesting.h"
-#include "estimator/result.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/json_nesting.h"
+#include "estimator/base/result.h"
 #include "nlohmann/json.hpp"
 #include "tracker/chat_template/template.h"
 #include "tracker/chat_template/tokenizer_config.h"
@@ -88,7 +89,7 @@ Result<chat_template::TemplateRevision> LoadTemplate(const std::string& path) {
 }
 
 chat_template::CivilTime LocalNow() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const std::time_t now = std::chrono::system_clock::to_time_t(SystemClock().WallNow());
   std::tm local{};
   localtime_r(&now, &local);
   return {local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,

@@ -7,6 +7,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "estimator/base/clock.h"
 #include "tracker/diff/terminal_text.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
@@ -54,9 +55,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   if (config.repos.empty()) {
     return Fail(err, "poll-once", Error::InvalidInput(config.path + ": no repos to poll"));
   }
-  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = SystemClock().UnixSeconds();
   for (const RepoConfig& r : config.repos) {
     store::RepoRecord record;
     record.id = r.id;
@@ -76,11 +75,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     err << "hubwatch: hub: " << diff::EscapeForTerminal(line) << "\n";
   };
   hub::HubStack stack(io, std::move(client_options),
-                      std::make_unique<pipeline::StoreEtagCache>(store, [] {
-                        return std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-                      }));
+                      std::make_unique<pipeline::StoreEtagCache>(store, SystemClock()));
   pipeline::PollerOptions poller_options;
   poller_options.interval_s = config.poll.interval_s;
   poller_options.advise_cosmetic = config.poll.advise_cosmetic;

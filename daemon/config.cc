@@ -8,7 +8,8 @@
 #include <set>
 #include <tuple>
 
-#include "estimator/json_nesting.h"
+#include "estimator/base/json_nesting.h"
+#include "estimator/base/text.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::cli {
@@ -234,9 +235,11 @@ std::string QuoteForError(std::string_view value, size_t max) {
   // Escapes make the quote longer than its input: shorten the input until the quote fits.
   for (size_t cut = max;; cut /= 2) {
     const size_t n = Utf8Prefix(value, cut);
-    // Invalid UTF-8 becomes U+FFFD instead of throwing; control characters are escaped.
-    std::string quoted = nlohmann::json(std::string(value.substr(0, n)))
-                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // Invalid UTF-8 becomes U+FFFD instead of throwing; dump() escapes C0 controls, and
+    // EscapeControls the DEL and C1 ones dump() leaves as they are.
+    std::string quoted =
+        EscapeControls(nlohmann::json(std::string(value.substr(0, n)))
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (quoted.size() <= max + 2 || n == 0) {
       return n < value.size() ? quoted + "..." : quoted;
     }

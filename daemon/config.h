@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/hub/hub_settings.h"
 
 namespace hubwatch::cli {

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "estimator/base/result.h"
 #include "estimator/model_graph.h"
-#include "estimator/result.h"
 
 namespace hubwatch {
 

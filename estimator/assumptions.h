@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch {
 

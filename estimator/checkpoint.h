@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "estimator/base/result.h"
+#include "estimator/formats/safetensors_header.h"
 #include "estimator/model_graph.h"
-#include "estimator/result.h"
-#include "estimator/safetensors_header.h"
 
 namespace hubwatch {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "estimator/base/json_nesting.h"
 #include "estimator/format.h"
-#include "estimator/json_nesting.h"
 
 namespace hubwatch {
 namespace {

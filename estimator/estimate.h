@@ -15,15 +15,15 @@
 
 #include "estimator/architectures.h"
 #include "estimator/assumptions.h"
+#include "estimator/base/result.h"
 #include "estimator/checkpoint.h"
 #include "estimator/fit.h"
+#include "estimator/formats/safetensors_header.h"
 #include "estimator/hardware.h"
 #include "estimator/kv_cache.h"
 #include "estimator/lints.h"
 #include "estimator/memory.h"
 #include "estimator/model_graph.h"
-#include "estimator/result.h"
-#include "estimator/safetensors_header.h"
 
 namespace hubwatch {
 

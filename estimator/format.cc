@@ -2,19 +2,8 @@
 
 #include <charconv>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 namespace hubwatch {
-
-std::string Grouped(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string Gigabytes(double bytes) {
   char buf[48];
@@ -31,63 +20,6 @@ std::string Number(double value, int digits) {
     if (s.back() == '.') s.pop_back();
   }
   return s;
-}
-
-std::string Clip(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t cut = max_bytes;
-  // Back up over continuation bytes (10xxxxxx) to the start of the character that was cut.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-std::string QuoteJson(const nlohmann::json& value) {
-  if (value.is_array()) return "an array of " + Grouped(value.size()) + " values";
-  if (value.is_object()) return "an object of " + Grouped(value.size()) + " keys";
-  if (value.is_string()) {
-    // The string clipped before it is escaped, so a 10 MB string costs 80 bytes.
-    const nlohmann::json clipped = Clip(value.get_ref<const std::string&>());
-    return clipped.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-  return Clip(value.dump());
-}
-
-std::string EscapeControls(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  char buf[8];
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7F) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else if (c == 0xC2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[++i]));
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
-std::string EchoSafe(std::string_view text, size_t max_bytes) {
-  std::string out;
-  char buf[8];
-  size_t i = 0;
-  for (; i < text.size() && out.size() < max_bytes; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (i < text.size()) out += "...";
-  return out;
 }
 
 }  // namespace hubwatch

@@ -1,42 +1,18 @@
 #pragma once
 
-// Number and text formatting shared by the estimator's explanations, messages and reports.
-// Text that upstream controls (config values, tensor names) goes through Clip or QuoteJson before
-// it reaches a message, and through EscapeControls before it reaches a terminal.
+// Number formatting shared by the estimator's explanations, messages and reports. Text that
+// upstream controls goes through estimator/base/text.h (included here for the reports).
 
-#include <cstddef>
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
-#include <string_view>
+
+#include "estimator/base/text.h"
 
 namespace hubwatch {
 
-// 9241705984 -> "9,241,705,984"
-std::string Grouped(uint64_t value);
 // Bytes as decimal gigabytes with two decimals: "18.48 GB".
 std::string Gigabytes(double bytes);
 // A number with up to `digits` significant decimals, trailing zeros dropped: 1.15, 16, 0.5.
 std::string Number(double value, int digits = 4);
-
-// How much of an upstream value a message quotes.
-inline constexpr size_t kMaxQuotedBytes = 80;
-
-// `text` when it is at most `max_bytes` long, else its first bytes up to a UTF-8 character
-// boundary followed by "...". Valid UTF-8 in, valid UTF-8 out.
-std::string Clip(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
-
-// A JSON value as a message quotes it: scalars as JSON text (clipped), arrays and objects by
-// their size ("an array of 1,400,000 values"), so quoting never costs more than the limit.
-std::string QuoteJson(const nlohmann::json& value);
-
-// `text` with every control character (C0, DEL, and C1 encoded in UTF-8) written as a visible
-// escape ("\x1b", "\u009b"), so that it cannot move the cursor or recolour a terminal.
-std::string EscapeControls(std::string_view text);
-
-// A library's message that may echo raw input (nlohmann's parse errors quote the bytes they
-// stopped at, which need not be UTF-8): clipped, with every byte outside printable ASCII
-// written as "\xNN". Safe in JSON, in a log line and on a terminal.
-std::string EchoSafe(std::string_view text, size_t max_bytes = 2 * kMaxQuotedBytes);
 
 }  // namespace hubwatch

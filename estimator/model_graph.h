@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "estimator/base/result.h"
 #include "estimator/count.h"
-#include "estimator/result.h"
 
 namespace hubwatch {
 

@@ -8,7 +8,7 @@
 
 #include "daemon/api/read_pool.h"
 #include "daemon/service/store_access.h"
-#include "estimator/json_nesting.h"
+#include "estimator/base/json_nesting.h"
 #include "tracker/advisory/osv.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"

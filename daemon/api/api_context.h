@@ -21,7 +21,7 @@
 #include "daemon/api/http_message.h"
 #include "daemon/api/router.h"
 #include "daemon/config.h"
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/store/records.h"
 
 namespace hubwatch::service {
@@ -45,7 +45,7 @@ struct ApiContext {
   SubscriptionsHandler* subscriptions = nullptr;
   std::optional<std::string> admin_token;
   std::string hub_url;
-  std::function<int64_t()> now;
+  const Clock* clock = &SystemClock();  // never null; read from the network and pool threads
   ApiTuning tuning;
   // False once the server stopped: callbacks that outlive a request (a write's `then`) copy
   // this and return early instead of touching a server that may be gone.
@@ -54,6 +54,8 @@ struct ApiContext {
   // The calling thread's read connection: a read pool worker's own inside a heavy handler,
   // else StoreAccess::reads() (the network thread's).
   store::Store& reads() const;
+  // Unix seconds.
+  int64_t now() const { return clock->UnixSeconds(); }
 };
 
 // An estimate (stored or planned) is served only up to this size; a normal one is 30-70 KB.

@@ -44,7 +44,8 @@
 #include <string>
 
 #include "daemon/config.h"
-#include "estimator/result.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/result.h"
 
 namespace boost::asio {
 class io_context;
@@ -80,10 +81,10 @@ struct ApiDeps {
   SubscriptionsHandler* subscriptions = nullptr;   // null: subscriptions answer 503
   std::optional<std::string> admin_token;          // unset: admin endpoints answer 403
   std::string hub_url = "https://huggingface.co";  // links in feeds and badges
-  std::function<int64_t()> now;                    // Unix seconds; unset: system clock
+  const Clock* clock = &SystemClock();             // never null; must be thread-safe
   ApiTuning tuning{};
   // Opens one more read connection to the store (the read pool's workers each get one);
-  // unset: heavy routes run on the network thread too. `now` must then be thread-safe.
+  // unset: heavy routes run on the network thread too.
   std::function<Result<std::unique_ptr<store::Store>>()> open_reader;
 };
 

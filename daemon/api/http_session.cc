@@ -85,7 +85,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
         ec == asio::error::operation_aborted || ec == asio::error::connection_reset) {
       return Close();
     }
-    started_ = std::chrono::steady_clock::now();
+    started_ = core_->ctx().clock->Now();
     if (ec == http::error::header_limit) return Fail(431, "request header fields too large");
     if (ec) return Fail(400, "malformed HTTP request: " + ec.message());
     const auto& header = parser_->get();
@@ -193,8 +193,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
     if (reply.body.size() > kMaxReplyBytes) {
       reply = HttpReply::TooLarge("the reply", reply.body.size(), kMaxReplyBytes);
     }
-    core_->metrics().Request(route_, method_, reply.status,
-                             std::chrono::steady_clock::now() - started_);
+    core_->metrics().Request(route_, method_, reply.status, core_->ctx().clock->Now() - started_);
     if (reply.event_stream && !head_) return HandOverToStream(std::move(reply));
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(reply.status), 11);
@@ -255,7 +254,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
   const Slot slot_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  SteadyTime started_{};
   std::string route_ = "invalid";
   std::string method_;
   uint64_t body_limit_ = 0;

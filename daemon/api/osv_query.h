@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::api {
 

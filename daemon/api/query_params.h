@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::api {
 

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::store {
 class Store;

@@ -2,7 +2,6 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <ctime>
 
 #include "daemon/api/sse_stream.h"
 
@@ -17,8 +16,7 @@ ServerCore::ServerCore(const cli::ApiConfig& config, ApiDeps deps, std::unique_p
   ctx_.subscriptions = deps.subscriptions;
   ctx_.admin_token = std::move(deps.admin_token);
   ctx_.hub_url = std::move(deps.hub_url);
-  ctx_.now =
-      deps.now ? std::move(deps.now) : [] { return static_cast<int64_t>(std::time(nullptr)); };
+  ctx_.clock = deps.clock;
   ctx_.tuning = deps.tuning;
   ctx_.alive = alive_;
   router_ = BuildRouter(ctx_);

@@ -6,7 +6,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <string>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::service {
 

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace spdlog {
 class logger;

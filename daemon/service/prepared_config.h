@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "config.h"
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/store/store.h"
 

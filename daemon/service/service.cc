@@ -34,12 +34,6 @@ constexpr auto kStopDeadline = std::chrono::seconds(9);
 constexpr auto kStatusEvery = std::chrono::seconds(10);
 constexpr int64_t kMaxSleepS = 60;
 
-int64_t WallNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
 int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
 
@@ -85,7 +79,7 @@ class Service::Impl final : public ServiceControl {
     client.log = [this](std::string_view line) { log_->debug("hub: {}", line); };
     const std::string hub_url = client.settings.endpoint;
     hub_ = std::make_unique<hub::HubStack>(io_, std::move(client),
-                                           std::make_unique<ServiceEtagCache>(*store_, &WallNow));
+                                           std::make_unique<ServiceEtagCache>(*store_, clock_));
     // The Hub counters are current at every scrape, not only when a poll ends: a stalled or
     // retrying poll shows its requests and waits at once, and a scrape that sees a revision
     // also sees the requests that fetched it. The API renders on this (the network) thread,
@@ -186,6 +180,7 @@ class Service::Impl final : public ServiceControl {
     deps.subscriptions = webhooks_->handler();
     deps.admin_token = admin;
     deps.hub_url = hub_url;
+    deps.clock = &clock_;
     // The heavy read-only routes run on the API's read pool, each worker on a connection of its
     // own (WAL: readers never block the store thread's writes).
     deps.open_reader = [path = config.store] { return store::Store::Open(path); };
@@ -214,6 +209,7 @@ class Service::Impl final : public ServiceControl {
     p.interval_s = config.poll.interval_s;
     p.advise_cosmetic = config.poll.advise_cosmetic;
     p.settle_window_s = config.poll.settle_window_s;
+    p.clock = &clock_;
     p.outbox_targets = webhooks_->outbox_targets();
     p.log = [this](std::string_view line) { log_->info("{}", line); };
     p.offload = [this](std::function<void()> work, std::function<void()> then) {
@@ -241,7 +237,7 @@ class Service::Impl final : public ServiceControl {
   void WriteToStore(const PreparedConfig& config, std::shared_ptr<ConfigWrite> wrote,
                     std::function<void(Status)> done) {
     store_->Write(
-        [&config, wrote, now = WallNow()](store::Store& w) -> Status {
+        [&config, wrote, now = clock_.UnixSeconds()](store::Store& w) -> Status {
           Result<ConfigWrite> r = WriteConfig(w, config, now);
           if (!r.ok()) return r.error();
           *wrote = std::move(r).value();
@@ -266,8 +262,8 @@ class Service::Impl final : public ServiceControl {
 
   void Tick() {
     if (stopping_) return;
-    last_tick_ = std::chrono::steady_clock::now();
-    const int64_t now = WallNow();
+    last_tick_ = clock_.Now();
+    const int64_t now = clock_.UnixSeconds();
     for (const std::string& repo : scheduler_.TakeDue(now)) StartPoll(repo);
     const int64_t wake =
         std::min(scheduler_.NextWake(now).value_or(now + kMaxSleepS), now + kMaxSleepS);
@@ -278,27 +274,27 @@ class Service::Impl final : public ServiceControl {
   }
 
   void StartPoll(const std::string& repo) {
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock_.Now();
     poller_->Poll(repo, [this, repo, started](pipeline::PollReport r) {
-      poll_metrics_.RecordPoll(
-          r, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      poll_metrics_.RecordPoll(r, std::chrono::duration<double>(clock_.Now() - started).count());
       poll_metrics_.SyncHub(hub_->client().accounting());
       ObserveHubBudget();
       if (!r.ok && !r.abandoned) {
         ++errors_;
         log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
                    r.never_seen ? "not found" : store::RepoStateName(r.state),
-                   r.next_poll_at - WallNow());
+                   r.next_poll_at - clock_.UnixSeconds());
       } else if (r.head_moved) {
         log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}", repo, r.revisions,
                    r.changes, r.advisories, r.history_rewritten ? ", history rewritten" : "");
       } else {
         log_->debug("{}: unchanged ({} request)", repo, r.stats.requests);
       }
-      last_cycle_ = WallNow();
+      last_cycle_ = clock_.UnixSeconds();
       scheduler_.Finished(
-          repo, r.next_poll_at ? r.next_poll_at : WallNow() + scheduler_.options().interval_s,
-          r.stats.requests, WallNow());
+          repo,
+          r.next_poll_at ? r.next_poll_at : clock_.UnixSeconds() + scheduler_.options().interval_s,
+          r.stats.requests, clock_.UnixSeconds());
       // A burst publishes when it settles, not at the repo's next slot.
       const std::optional<int64_t> next = scheduler_.next_poll_at(repo);
       if (r.settles_at && next && *r.settles_at < *next) scheduler_.Track(repo, *r.settles_at);
@@ -319,8 +315,8 @@ class Service::Impl final : public ServiceControl {
     const hub::BucketStatus api = hub_->client().bucket_status("api");
     std::optional<int64_t> paused_until;
     if (api.paused_until) {
-      const auto left = *api.paused_until - std::chrono::steady_clock::now();
-      paused_until = WallNow() + std::chrono::ceil<std::chrono::seconds>(left).count();
+      const auto left = *api.paused_until - clock_.Now();
+      paused_until = clock_.UnixSeconds() + std::chrono::ceil<std::chrono::seconds>(left).count();
     }
     scheduler_.ObserveHub(paused_until, api.quota, api.window_seconds);
   }
@@ -337,7 +333,7 @@ class Service::Impl final : public ServiceControl {
     watchdog_.async_wait([this](auto ec) {
       if (ec || stopping_) return;
       // Only while the scheduler is alive: a wedged tick stops the pings and systemd acts.
-      if (std::chrono::steady_clock::now() - last_tick_ < std::chrono::seconds(2 * kMaxSleepS)) {
+      if (clock_.Now() - last_tick_ < std::chrono::seconds(2 * kMaxSleepS)) {
         (void)notify_.Watchdog();
       }
       StartWatchdog();
@@ -357,7 +353,8 @@ class Service::Impl final : public ServiceControl {
   }
 
   std::string StatusLine() const {
-    std::string last = last_cycle_ ? std::to_string(WallNow() - last_cycle_) + "s ago" : "none yet";
+    std::string last =
+        last_cycle_ ? std::to_string(clock_.UnixSeconds() - last_cycle_) + "s ago" : "none yet";
     return "watching " + std::to_string(scheduler_.size()) + " repos; " +
            std::to_string(scheduler_.in_flight()) + " polling; last poll " + last + "; " +
            std::to_string(errors_) + " errors";
@@ -459,6 +456,7 @@ class Service::Impl final : public ServiceControl {
   }
 
   ServiceOptions options_;
+  const Clock& clock_ = *options_.clock;
   // What the service started with: the keys that need a restart keep these values.
   std::unique_ptr<const PreparedConfig> started_;
   const Notifier& notify_;
@@ -476,7 +474,7 @@ class Service::Impl final : public ServiceControl {
   std::unique_ptr<api::ApiServer> api_;
   std::atomic<uint16_t> api_port_{0};
   bool ready_ = false;
-  std::chrono::steady_clock::time_point last_tick_ = std::chrono::steady_clock::now();
+  SteadyTime last_tick_ = clock_.Now();
   int64_t last_cycle_ = 0;
   int64_t errors_ = 0;
   bool has_token_ = false;

@@ -26,7 +26,8 @@
 #include <string>
 
 #include "config.h"
-#include "estimator/result.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/result.h"
 
 namespace spdlog {
 class logger;
@@ -41,6 +42,7 @@ struct ServiceOptions {
   std::shared_ptr<spdlog::logger> logger;
   // Re-reads the configuration on SIGHUP (default: LoadConfig(config.path)).
   std::function<Result<cli::DaemonConfig>()> reload;
+  const Clock* clock = &SystemClock();  // never null; thread-safe
 };
 
 class Service {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "estimator/base/clock.h"
 #include "store_access.h"
 #include "tracker/hub/etag_cache.h"
 
@@ -14,14 +15,14 @@ namespace hubwatch::service {
 
 class ServiceEtagCache final : public hub::EtagCache {
  public:
-  // REQUIRES: access outlives the cache.
-  ServiceEtagCache(StoreAccess& access, int64_t (*now)());
+  // REQUIRES: access and clock outlive the cache; clock is read on the store thread too.
+  ServiceEtagCache(StoreAccess& access, const Clock& clock);
   std::optional<hub::CachedResponse> Lookup(std::string_view key) override;
   void Store(std::string key, hub::CachedResponse response) override;
 
  private:
   StoreAccess& access_;
-  int64_t (*now_)();
+  const Clock& clock_;
 };
 
 }  // namespace hubwatch::service

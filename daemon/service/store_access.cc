@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "estimator/base/clock.h"
+
 namespace hubwatch::service {
 
 // Most writes one commit carries; bounds how long one batch holds the write lock.
@@ -25,13 +27,13 @@ struct ThreadedStoreAccess::State {
     Then then;          // may be empty
     bool soon = false;  // from WriteSoon
   };
-  std::deque<Item> queue;  // every queued write, in submission order
-  size_t urgent = 0;       // queued Write()s: the store thread starts at once when there is one
-  std::chrono::steady_clock::time_point soon_since{};  // when the oldest queued WriteSoon came
+  std::deque<Item> queue;   // every queued write, in submission order
+  size_t urgent = 0;        // queued Write()s: the store thread starts at once when there is one
+  SteadyTime soon_since{};  // when the oldest queued WriteSoon came
   bool stopping = false;
   size_t pending = 0;
   size_t failed_soon = 0;
-  std::optional<std::chrono::steady_clock::time_point> busy_since;  // set while items run
+  std::optional<SteadyTime> busy_since;  // set while items run
   std::thread thread;
 
   explicit State(boost::asio::io_context& io_context) : io(io_context) {}
@@ -64,7 +66,7 @@ struct ThreadedStoreAccess::State {
           items.push_back(std::move(queue.front()));
           queue.pop_front();
         }
-        soon_since = std::chrono::steady_clock::now();
+        soon_since = SystemClock().Now();
         busy_since = soon_since;
       }
       statuses.assign(items.size(), Status::Ok());
@@ -145,7 +147,7 @@ void ThreadedStoreAccess::WriteSoon(Work work) {
     ++state_->failed_soon;
     return;
   }
-  if (state_->queue.empty()) state_->soon_since = std::chrono::steady_clock::now();
+  if (state_->queue.empty()) state_->soon_since = SystemClock().Now();
   state_->queue.push_back({std::move(work), nullptr, true});
   ++state_->pending;
   if (state_->queue.size() == 1 || state_->queue.size() >= kMaxBatch) state_->cv.notify_one();
@@ -154,7 +156,7 @@ void ThreadedStoreAccess::WriteSoon(Work work) {
 std::chrono::duration<double> ThreadedStoreAccess::busy_for() const {
   std::lock_guard lock(state_->mu);
   if (!state_->busy_since) return {};
-  return std::chrono::steady_clock::now() - *state_->busy_since;
+  return SystemClock().Now() - *state_->busy_since;
 }
 
 size_t ThreadedStoreAccess::failed_soon_writes() const {

@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
 namespace boost::asio {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "daemon/config.h"
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::subscriptions {

@@ -28,7 +28,7 @@ std::string_view ResultName(AttemptReport::Result r) {
 }  // namespace
 
 WebhookDeliverer::WebhookDeliverer(service::StoreAccess& store, WebhookSender& sender,
-                                   hub::Clock& clock, hub::Random& random, DelivererOptions options)
+                                   TimerClock& clock, Random& random, DelivererOptions options)
     : store_(store),
       sender_(sender),
       clock_(clock),

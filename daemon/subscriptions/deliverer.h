@@ -32,9 +32,9 @@
 #include "daemon/service/metrics.h"
 #include "daemon/service/store_access.h"
 #include "daemon/subscriptions/webhook_sender.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/random.h"
 #include "tracker/hub/backoff.h"
-#include "tracker/hub/clock.h"
-#include "tracker/hub/random.h"
 
 namespace hubwatch::subscriptions {
 
@@ -71,8 +71,8 @@ struct AttemptReport {
 
 class WebhookDeliverer {
  public:
-  WebhookDeliverer(service::StoreAccess& store, WebhookSender& sender, hub::Clock& clock,
-                   hub::Random& random, DelivererOptions options);
+  WebhookDeliverer(service::StoreAccess& store, WebhookSender& sender, TimerClock& clock,
+                   Random& random, DelivererOptions options);
   ~WebhookDeliverer();
   WebhookDeliverer(const WebhookDeliverer&) = delete;
   WebhookDeliverer& operator=(const WebhookDeliverer&) = delete;
@@ -105,12 +105,12 @@ class WebhookDeliverer {
 
   service::StoreAccess& store_;
   WebhookSender& sender_;
-  hub::Clock& clock_;
-  hub::Random& random_;
+  TimerClock& clock_;
+  Random& random_;
   DelivererOptions options_;
   bool running_ = false;
   bool pump_scheduled_ = false;
-  std::optional<hub::TimerId> timer_;
+  std::optional<TimerId> timer_;
   std::optional<int64_t> timer_at_;
   std::set<int64_t> in_flight_;  // outbox ids
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

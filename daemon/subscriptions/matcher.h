@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/diff/change.h"
 #include "tracker/store/store.h"
 

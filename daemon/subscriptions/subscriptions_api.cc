@@ -28,12 +28,6 @@ nlohmann::json ToJson(const store::Store::Subscription& s) {
           {"created_at", advisory::Rfc3339(s.created_at)}};
 }
 
-int64_t SystemNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The subscription a POST body describes, or a 400 reply.
 Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool allow_private) {
   if (!body.is_object()) return Error::InvalidInput("the body must be a JSON object");
@@ -81,17 +75,14 @@ Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool all
 }  // namespace
 
 SubscriptionsApi::SubscriptionsApi(service::StoreAccess& store, SubscriptionMatcher& matcher,
-                                   bool allow_private_targets, std::function<int64_t()> now)
-    : store_(store),
-      matcher_(matcher),
-      allow_private_(allow_private_targets),
-      now_(now ? std::move(now) : SystemNow) {}
+                                   bool allow_private_targets, const Clock& clock)
+    : store_(store), matcher_(matcher), allow_private_(allow_private_targets), clock_(clock) {}
 
 void SubscriptionsApi::Create(const nlohmann::json& body, Done done) {
   Result<store::Store::Subscription> parsed = FromBody(body, allow_private_);
   if (!parsed.ok()) return done(HttpReply::Error(400, parsed.error().message));
   store::Store::Subscription s = std::move(*parsed);
-  s.created_at = now_();
+  s.created_at = clock_.UnixSeconds();
   auto created = std::make_shared<store::Store::Subscription>(s);
   auto conflict = std::make_shared<bool>(false);
   store_.Write(
@@ -151,7 +142,7 @@ void SubscriptionsApi::Remove(const std::string& id_text, Done done) {
   }
   enum class Found { kNo, kConfig, kRemoved };
   auto found = std::make_shared<Found>(Found::kNo);
-  const int64_t now = now_();
+  const int64_t now = clock_.UnixSeconds();
   store_.Write(
       [id, now, found](store::Store& w) -> Status {
         Result<std::optional<store::Store::Subscription>> s = w.GetSubscription(id);

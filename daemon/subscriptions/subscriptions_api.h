@@ -28,14 +28,15 @@
 #include "daemon/api/subscriptions_handler.h"
 #include "daemon/service/store_access.h"
 #include "daemon/subscriptions/matcher.h"
+#include "estimator/base/clock.h"
 
 namespace hubwatch::subscriptions {
 
 class SubscriptionsApi final : public api::SubscriptionsHandler {
  public:
-  // `now`: Unix seconds (default: the system clock).
+  // REQUIRES: clock outlives the handler.
   SubscriptionsApi(service::StoreAccess& store, SubscriptionMatcher& matcher,
-                   bool allow_private_targets, std::function<int64_t()> now = {});
+                   bool allow_private_targets, const Clock& clock = SystemClock());
 
   void Create(const nlohmann::json& body, Done done) override;
   void List(Done done) override;
@@ -53,7 +54,7 @@ class SubscriptionsApi final : public api::SubscriptionsHandler {
   service::StoreAccess& store_;
   SubscriptionMatcher& matcher_;
   bool allow_private_;
-  std::function<int64_t()> now_;
+  const Clock& clock_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -7,9 +7,10 @@
 #include "daemon/subscriptions/deliverer.h"
 #include "daemon/subscriptions/matcher.h"
 #include "daemon/subscriptions/subscriptions_api.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/random.h"
 #include "hubwatch/version.h"
-#include "tracker/hub/clock.h"
-#include "tracker/hub/random.h"
+#include "tracker/hub/asio_clock.h"
 
 namespace hubwatch::subscriptions {
 namespace {
@@ -26,7 +27,7 @@ struct Webhooks::Parts {
       : store(store_access),
         log(std::move(log_fn)),
         clock(hub::MakeAsioClock(io)),
-        random(hub::MakeSystemRandom()),
+        random(MakeSystemRandom()),
         sender(io, CurlWebhookSenderOptions{.user_agent = UserAgent()}),
         api(store, matcher, /*allow_private_targets=*/false) {
     DelivererOptions options;
@@ -40,8 +41,8 @@ struct Webhooks::Parts {
 
   service::StoreAccess& store;
   Log log;
-  std::unique_ptr<hub::Clock> clock;
-  std::unique_ptr<hub::Random> random;
+  std::unique_ptr<TimerClock> clock;
+  std::unique_ptr<Random> random;
   SubscriptionMatcher matcher;
   CurlWebhookSender sender;
   SubscriptionsApi api;

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "daemon/config.h"
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/diff/change.h"
 #include "tracker/store/store.h"
 

@@ -78,7 +78,7 @@ class ApiTest : public ::testing::Test {
     access_ = std::make_unique<service::InlineStoreAccess>(*store_);
     config_.listen = "127.0.0.1:0";
     deps_.admin_token = kAdminToken;
-    deps_.now = [] { return kServerNow; };
+    deps_.clock = &clock_;
     deps_.tuning.sse_heartbeat = std::chrono::milliseconds(200);
     // The heavy routes run on the read pool, as in the daemon.
     deps_.open_reader = [path = db_path_] { return store::Store::Open(path); };
@@ -188,6 +188,7 @@ class ApiTest : public ::testing::Test {
   }
 
   cli::ApiConfig config_;
+  ManualClock clock_{kServerNow};  // the server's time; a test may set it before StartServer
   ApiDeps deps_;
   boost::asio::io_context io_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;

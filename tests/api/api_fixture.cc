@@ -40,8 +40,9 @@ Status BuildFixtureDb(const std::string& path) {
           !s.ok()) {
         return s;
       }
+      const ManualClock ingest_clock(kIngestNow);
       pipeline::PollerOptions poll;
-      poll.now = [] { return kIngestNow; };
+      poll.clock = &ingest_clock;
       pipeline::Poller poller(stack.client(), *store, poll);
       std::optional<pipeline::PollReport> report;
       poller.Poll(repo, [&](pipeline::PollReport r) { report = std::move(r); });

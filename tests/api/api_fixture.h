@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::api::testing {
 

@@ -34,7 +34,7 @@
 namespace {
 
 using namespace hubwatch;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 struct Samples {
   std::mutex mu;
@@ -56,8 +56,8 @@ struct Samples {
   }
 };
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+double MsSince(SteadyClock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
 }
 
 // 1,000 queries over every revision of the fixture repos, alternating commit and purl forms.
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < loaders; ++i) {
     threads.emplace_back([&] {
       while (!done) {
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         const int status = api::testing::Request(port, "POST", "/v1/querybatch", body).status;
         heavy.Add(MsSince(t0), status == 200);
       }
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   threads.emplace_back([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the load is on
     while (!done) {
-      const auto t0 = Clock::now();
+      const auto t0 = SteadyClock::now();
       const int status = api::testing::Request(port, "GET", "/healthz").status;
       probe.Add(MsSince(t0), status == 200);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
 
   std::printf(
       "%s: querybatch(1000) x %d loaders: %zu requests, %.1f req/s, median %.1f ms, %d failed\n",
-      pool ? "read pool" : "no pool", loaders, heavy.ms.size(), static_cast<double>(heavy.ms.size()) / seconds, heavy.Quantile(0.5),
-      heavy.failures);
+      pool ? "read pool" : "no pool", loaders, heavy.ms.size(),
+      static_cast<double>(heavy.ms.size()) / seconds, heavy.Quantile(0.5), heavy.failures);
   std::printf("/healthz: %zu probes, median %.2f ms, p99 %.2f ms, max %.2f ms, %d failed\n",
               probe.ms.size(), probe.Quantile(0.5), probe.Quantile(0.99), probe.Quantile(1.0),
               probe.failures);

@@ -68,7 +68,7 @@ TEST_F(ApiTest, KindBadgeSaysWhenItLastChanged) {
   ASSERT_TRUE(last.ok() && last->has_value());
   const std::optional<int64_t> at = advisory::ParseTime((*last)->authored_at);
   ASSERT_TRUE(at.has_value()) << (*last)->authored_at;
-  deps_.now = [t = *at] { return t + 2 * 86400 + 3600; };
+  clock_.SetUnixSeconds(*at + 2 * 86400 + 3600);
   StartServer();
   nlohmann::json j = ValidBadge(Get(kMistralBadge + "?kind=chat_template"));
   EXPECT_EQ(j["message"], "chat template changed 2 days ago");

@@ -69,6 +69,14 @@ TEST(ConfigParse, MessagesQuoteAtMostEightyCharactersEscaped) {
   message = Refused(R"({"log": {"format": "\u001b[2J"}, "k\u001b[31m": 1})");
   EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
   EXPECT_NE(message.find("\\u001b[31m"), std::string::npos) << message;
+  // So are DEL and C1 (U+009B is a CSI on many terminals), which JSON leaves unescaped.
+  message = Refused("{\"rep\x7fs\": 1}");
+  EXPECT_NE(message.find("rep\\x7fs"), std::string::npos) << message;
+  message = Refused(
+      "{\"k\xc2\x9b"
+      "2J\": 1}");
+  for (unsigned char ch : message) EXPECT_TRUE(ch >= 0x20 && ch != 0x7f) << message;
+  EXPECT_EQ(message.find("\xc2\x9b"), std::string::npos) << message;
 }
 
 TEST(ConfigParse, DeepNestingIsRefusedBeforeParsing) {

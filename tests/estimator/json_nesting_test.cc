@@ -1,11 +1,11 @@
-#include "estimator/json_nesting.h"
+#include "estimator/base/json_nesting.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "estimator/estimate.h"
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 
 namespace hubwatch {
 namespace {
@@ -20,7 +20,7 @@ TEST(JsonNesting, CountsArraysAndObjectsUpToTheLimit) {
   EXPECT_FALSE(JsonNestsDeeperThan(Nested(64)));
   EXPECT_TRUE(JsonNestsDeeperThan(Nested(65)));
   EXPECT_FALSE(JsonNestsDeeperThan("[[1], [2], [3], {\"a\": 1}]", 2));  // siblings, not depth
-  EXPECT_TRUE(JsonNestsDeeperThan(std::string(4 << 20, '[')));           // unterminated
+  EXPECT_TRUE(JsonNestsDeeperThan(std::string(4 << 20, '[')));          // unterminated
 }
 
 TEST(JsonNesting, BracketsInsideStringsDoNotCount) {

@@ -107,6 +107,8 @@ TEST(Limits, QuotedUpstreamTextIsClipped) {
   EXPECT_EQ(Clip("short"), "short");
   const nlohmann::json clipped = Clip(std::string(78, 'a') + euro + euro);
   EXPECT_NO_THROW(clipped.dump());  // valid UTF-8
+  // A quoted string escapes DEL and C1, which JSON itself leaves raw.
+  EXPECT_EQ(QuoteJson("a\x7f\xC2\x9B"), "\"a\\x7f\\u009b\"");
 }
 
 TEST(Limits, ControlCharactersNeverReachTheTerminal) {

@@ -1,4 +1,4 @@
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 
 #include <gtest/gtest.h>
 

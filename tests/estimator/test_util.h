@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "estimator/formats/safetensors_header.h"
 #include "estimator/model_graph.h"
-#include "estimator/safetensors_header.h"
 
 namespace hubwatch::testing {
 

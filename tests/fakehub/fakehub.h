@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tests/fakehub/repo_model.h"
 
 namespace hubwatch::fakehub {

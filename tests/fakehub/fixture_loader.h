@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tests/fakehub/repo_model.h"
 
 namespace hubwatch::fakehub {

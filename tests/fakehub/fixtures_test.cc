@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tests/fakehub/fixture_loader.h"
 #include "tests/fakehub/hashing.h"
 #include "tests/fakehub/hub_state.h"

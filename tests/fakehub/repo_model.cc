@@ -4,7 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tests/fakehub/hashing.h"
 
 namespace hubwatch::fakehub {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::fakehub {
 

@@ -37,6 +37,7 @@ struct World {
   std::unique_ptr<hubwatch::store::Store> store;
   std::unique_ptr<hubwatch::service::InlineStoreAccess> access;
   hubwatch::service::Metrics metrics;
+  hubwatch::ManualClock clock{1733145155};
   hubwatch::api::ApiContext ctx;
   hubwatch::api::Router router;
 };
@@ -61,7 +62,7 @@ World& TheWorld() {
     w->ctx.store = w->access.get();
     w->ctx.metrics = &w->metrics;
     w->ctx.hub_url = "https://huggingface.co";
-    w->ctx.now = [] { return int64_t{1733145155}; };
+    w->ctx.clock = &w->clock;
     w->router = hubwatch::api::BuildRouter(w->ctx);
     return w;
   }();

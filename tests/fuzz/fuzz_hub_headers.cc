@@ -16,7 +16,7 @@
 #include "tracker/hub/rate_limit.h"
 
 namespace {
-hubwatch::hub::WallTime WallTimeMax() { return hubwatch::hub::WallTime::max(); }
+hubwatch::WallTime WallTimeMax() { return hubwatch::WallTime::max(); }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(policy->quota >= 0 && policy->window_seconds > 0, "bad RateLimit-Policy");
   }
 
-  const hubwatch::hub::WallTime now =
+  const hubwatch::WallTime now =
       std::chrono::system_clock::from_time_t(1733145155);  // 2024-12-02T13:12:35Z
   if (auto wait = hubwatch::hub::ParseRetryAfter(header, now)) {
     FUZZ_CHECK(wait->count() >= 0, "negative Retry-After");

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "tracker/hub/asio_clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/curl_transport.h"
 

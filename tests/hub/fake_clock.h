@@ -1,6 +1,6 @@
 #pragma once
 
-// A Clock for tests: time moves only when a timer is set. RunAt jumps Now() to the deadline at
+// A TimerClock for tests: time moves only when a timer is set. RunAt jumps Now() to the deadline at
 // once and posts the callback to the io_context, so a backoff of 30 s costs nothing, and every
 // wait is recorded for the test to check. on_wait lets a test act "during" a wait (e.g. refill
 // fakehub's rate-limit window).
@@ -11,11 +11,11 @@
 #include <map>
 #include <vector>
 
-#include "tracker/hub/clock.h"
+#include "estimator/base/clock.h"
 
 namespace hubwatch::hub {
 
-class FakeClock final : public Clock {
+class FakeClock final : public TimerClock {
  public:
   explicit FakeClock(boost::asio::io_context& io) : io_(io) {}
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/fakehub/fakehub.h"
+#include "tests/pipeline/seconds_clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/pipeline/poller.h"
 #include "tracker/store/store.h"
@@ -76,7 +77,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   PollReport PollOnce(const std::string& repo, PollerOptions options = {}) {
-    if (!options.now) options.now = [this] { return now_; };
+    if (options.clock == &SystemClock()) options.clock = &clock_;
     if (!options.log && std::getenv("HUBWATCH_TEST_LOG")) {
       options.log = [](std::string_view line) {
         std::fprintf(stderr, "poller: %.*s\n", static_cast<int>(line.size()), line.data());
@@ -145,6 +146,7 @@ class PipelineTest : public ::testing::Test {
   std::unique_ptr<Poller> poller_;
   std::string db_path_;
   int64_t now_ = 1733145155;  // 2024-12-02T13:12:35Z
+  SecondsClock clock_{now_};
 };
 
 }  // namespace hubwatch::pipeline

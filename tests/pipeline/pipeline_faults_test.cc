@@ -161,7 +161,7 @@ TEST_F(PipelineTest, CrashBetweenFetchAndCommitLosesAndRepeatsNothing) {
     if (!store.ok()) std::_Exit(10);
     int commits = 0;
     PollerOptions options;
-    options.now = [this] { return now_; };
+    options.clock = &clock_;
     options.before_commit = [&](const std::string&, const std::string&) {
       if (++commits == 3) std::_Exit(42);  // dies with two revisions committed
     };

@@ -132,7 +132,8 @@ TEST_F(DamagedRowsTest, HeldAdvisoryTargets) {
 // served with some of its headers missing.
 TEST_F(DamagedRowsTest, HttpCacheHeadersAreAMiss) {
   const std::string url = "http://127.0.0.1/api/models/x";
-  pipeline::StoreEtagCache cache(*store_, [] { return int64_t{1}; });
+  const ManualClock clock(1);
+  pipeline::StoreEtagCache cache(*store_, clock);
   hub::CachedResponse response{"\"e1\"", "{}", {}};
   response.headers.Add("X-Repo-Commit", "a1");
   cache.Store(url, response);

@@ -11,10 +11,7 @@ using store::Store;
 
 class Api : public ::testing::Test {
  protected:
-  Api()
-      : store_(testing::OpenStore()),
-        access_(*store_),
-        api_(access_, matcher_, false, [] { return int64_t{1790000000}; }) {
+  Api() : store_(testing::OpenStore()), access_(*store_), api_(access_, matcher_, false, clock_) {
     api_.on_change = [this] { ++changes_; };
   }
 
@@ -46,6 +43,7 @@ class Api : public ::testing::Test {
     return reply.value_or(Reply{});
   }
 
+  const ManualClock clock_{1790000000};
   std::unique_ptr<Store> store_;
   service::InlineStoreAccess access_;
   SubscriptionMatcher matcher_;

@@ -128,7 +128,7 @@ class Deliverer : public ::testing::Test {
   testing::TempDb db_;
   boost::asio::io_context io_;
   hub::FakeClock clock_{io_};
-  hub::SeededRandom random_{7};
+  SeededRandom random_{7};
   service::Metrics metrics_;
   std::vector<std::string> log_;
   std::unique_ptr<Store> store_;
@@ -322,7 +322,7 @@ TEST_F(Deliverer, ARestartInTheMiddleOfRetriesDeliversWithTheSameId) {
   boost::asio::io_context io;
   hub::FakeClock clock(io);
   clock.SetWallTime(clock_.WallNow());
-  hub::SeededRandom random(99);
+  SeededRandom random(99);
   std::unique_ptr<Store> reopened = testing::OpenStore(db_.path());
   service::InlineStoreAccess access(*reopened);
   CurlWebhookSender sender(io);

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/chat_template/ast.h"
 #include "tracker/chat_template/template.h"
 #include "tracker/chat_template/value.h"

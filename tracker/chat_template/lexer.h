@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/chat_template/value.h"
 
 namespace hubwatch::chat_template {

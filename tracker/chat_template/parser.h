@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/chat_template/ast.h"
 #include "tracker/chat_template/lexer.h"
 

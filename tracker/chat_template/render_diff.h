@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/chat_template/canonical_conversations.h"
 #include "tracker/chat_template/template.h"
 

@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "nlohmann/json.hpp"
 #include "tracker/chat_template/value.h"
 

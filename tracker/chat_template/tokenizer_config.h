@@ -8,7 +8,7 @@
 //
 // Pure; thread-safe.
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "nlohmann/json.hpp"
 #include "tracker/chat_template/render_diff.h"
 

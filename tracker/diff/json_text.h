@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::diff {
 

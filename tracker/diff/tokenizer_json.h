@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/diff/json_cursor.h"
 
 namespace hubwatch::diff {

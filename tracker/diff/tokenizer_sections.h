@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/diff/change.h"
 #include "tracker/diff/tokenizer_json.h"
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tracker/diff/change.h"
 #include "tracker/diff/manifest.h"
 

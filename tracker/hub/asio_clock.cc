@@ -1,21 +1,21 @@
+#include "tracker/hub/asio_clock.h"
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <unordered_map>
 
-#include "tracker/hub/clock.h"
-
 namespace hubwatch::hub {
 namespace {
 
-class AsioClock final : public Clock {
+class AsioClock final : public TimerClock {
  public:
   explicit AsioClock(boost::asio::io_context& io) : io_(io) {}
   ~AsioClock() override {
     for (auto& [id, timer] : timers_) timer->cancel();
   }
 
-  SteadyTime Now() const override { return std::chrono::steady_clock::now(); }
-  WallTime WallNow() const override { return std::chrono::system_clock::now(); }
+  SteadyTime Now() const override { return SystemClock().Now(); }
+  WallTime WallNow() const override { return SystemClock().WallNow(); }
 
   TimerId RunAt(SteadyTime deadline, std::function<void()> fn) override {
     const TimerId id = ++last_id_;
@@ -46,7 +46,7 @@ class AsioClock final : public Clock {
 
 }  // namespace
 
-std::unique_ptr<Clock> MakeAsioClock(boost::asio::io_context& io) {
+std::unique_ptr<TimerClock> MakeAsioClock(boost::asio::io_context& io) {
   return std::make_unique<AsioClock>(io);
 }
 

@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "tracker/hub/random.h"
+#include "estimator/base/random.h"
 
 namespace hubwatch::hub {
 

@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
+#include "estimator/base/random.h"
 #include "tracker/hub/accounting.h"
+#include "tracker/hub/asio_clock.h"
 #include "tracker/hub/backoff.h"
-#include "tracker/hub/clock.h"
 #include "tracker/hub/etag_cache.h"
 #include "tracker/hub/exchange.h"
 #include "tracker/hub/hub_error.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/hub/hub_types.h"
-#include "tracker/hub/random.h"
 #include "tracker/hub/transport.h"
 
 namespace hubwatch::hub {
@@ -57,7 +57,7 @@ struct HubClientOptions {
 
 struct HubClientDeps {
   Transport* transport = nullptr;
-  Clock* clock = nullptr;
+  TimerClock* clock = nullptr;
   Random* random = nullptr;
   EtagCache* etag_cache = nullptr;  // optional
 };
@@ -150,7 +150,7 @@ class HubStack {
 
  private:
   std::unique_ptr<Transport> transport_;
-  std::unique_ptr<Clock> clock_;
+  std::unique_ptr<TimerClock> clock_;
   std::unique_ptr<Random> random_;
   std::unique_ptr<EtagCache> cache_;
   std::unique_ptr<HubClient> client_;

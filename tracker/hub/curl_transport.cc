@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "estimator/base/clock.h"
+
 namespace hubwatch::hub {
 namespace {
 
@@ -189,7 +191,7 @@ class CurlTransport::Engine {
       });
       return 0;
     }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    const SteadyTime deadline = SystemClock().Now() + std::chrono::milliseconds(timeout_ms);
     // A pending wake-up that comes no later is kept: waking early is harmless (curl re-arms with
     // what remains), and it saves re-programming the timer on every call.
     if (self->timer_armed_ && self->timer_deadline_ <= deadline) return 0;

@@ -37,7 +37,7 @@ std::string BucketOf(const std::string& url) {
 struct ExchangeRunner::State {
   ExchangeOptions options;
   Transport& transport;
-  Clock& clock;
+  TimerClock& clock;
   Random& random;
   EtagCache* cache;
   Accounting& accounting;
@@ -48,7 +48,7 @@ struct ExchangeRunner::State {
   std::unordered_map<TimerId, std::function<void()>> pending_waits;  // fired on Shutdown
   bool shut_down = false;
 
-  State(ExchangeOptions o, Transport& t, Clock& c, Random& r, EtagCache* e, Accounting& a,
+  State(ExchangeOptions o, Transport& t, TimerClock& c, Random& r, EtagCache* e, Accounting& a,
         LogSink l)
       : options(std::move(o)),
         transport(t),
@@ -333,7 +333,7 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
   }
 };
 
-ExchangeRunner::ExchangeRunner(ExchangeOptions options, Transport& transport, Clock& clock,
+ExchangeRunner::ExchangeRunner(ExchangeOptions options, Transport& transport, TimerClock& clock,
                                Random& random, EtagCache* cache, Accounting& accounting,
                                LogSink log)
     : state_(std::make_shared<State>(options, transport, clock, random, cache, accounting,

@@ -22,9 +22,9 @@
 #include <optional>
 #include <string>
 
+#include "estimator/base/clock.h"
 #include "tracker/hub/accounting.h"
 #include "tracker/hub/backoff.h"
-#include "tracker/hub/clock.h"
 #include "tracker/hub/etag_cache.h"
 #include "tracker/hub/hub_error.h"
 #include "tracker/hub/hub_settings.h"
@@ -78,7 +78,7 @@ struct BucketStatus {
 
 class ExchangeRunner {
  public:
-  ExchangeRunner(ExchangeOptions options, Transport& transport, Clock& clock, Random& random,
+  ExchangeRunner(ExchangeOptions options, Transport& transport, TimerClock& clock, Random& random,
                  EtagCache* cache, Accounting& accounting, LogSink log);
   ~ExchangeRunner();
 

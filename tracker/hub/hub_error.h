@@ -7,15 +7,13 @@
 // resource is disabled.", RepoNotFound or any other 401 on a repo URL (the Hub does not reveal
 // whether a repo exists to anonymous callers) unless the message says the token is invalid.
 
-#include <cassert>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 
-#include "estimator/result.h"
-#include "tracker/hub/clock.h"
+#include "estimator/base/clock.h"
+#include "estimator/base/result.h"
 #include "tracker/hub/http_types.h"
 
 namespace hubwatch::hub {
@@ -56,39 +54,9 @@ struct HubError {
   Error ToError() const;
 };
 
+// A T, or the HubError that kept the call from producing it.
 template <class T>
-class [[nodiscard]] HubResult {
- public:
-  HubResult(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
-  HubResult(HubError error) : state_(std::move(error)) {}  // NOLINT: implicit by design
-
-  bool ok() const { return state_.index() == 0; }
-  // REQUIRES: ok()
-  T& value() & {
-    assert(ok());
-    return std::get<0>(state_);
-  }
-  const T& value() const& {
-    assert(ok());
-    return std::get<0>(state_);
-  }
-  T&& value() && {
-    assert(ok());
-    return std::get<0>(std::move(state_));
-  }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  // REQUIRES: !ok()
-  const HubError& error() const {
-    assert(!ok());
-    return std::get<1>(state_);
-  }
-
- private:
-  std::variant<T, HubError> state_;
-};
+using HubResult = Result<T, HubError>;
 
 // The typed error for a finished response whose status is not a success.
 HubError ErrorFromResponse(const HttpResponse& response, std::string url);

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "estimator/json_nesting.h"
+#include "estimator/base/json_nesting.h"
 
 namespace hubwatch::hub {
 namespace {

@@ -1,3 +1,4 @@
+#include "tracker/hub/asio_clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/curl_transport.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 
 namespace hubwatch::hub {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "tracker/hub/clock.h"
+#include "estimator/base/clock.h"
 
 namespace hubwatch::hub {
 

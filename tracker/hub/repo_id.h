@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 
 namespace hubwatch::hub {
 

@@ -12,7 +12,7 @@
 
 #include <charconv>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/url.h"
 

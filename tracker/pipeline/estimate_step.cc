@@ -2,9 +2,9 @@
 
 #include <set>
 
+#include "estimator/base/json_nesting.h"
 #include "estimator/estimate.h"
 #include "estimator/format.h"
-#include "estimator/json_nesting.h"
 #include "estimator/report.h"
 #include "tracker/diff/tracked_files.h"
 

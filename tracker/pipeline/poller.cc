@@ -164,7 +164,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   void IngestNext() {
     if (queue_.empty()) return NextRef();
-    revision_started_ = std::chrono::steady_clock::now();
+    revision_started_ = o_->clock->Now();
     auto self = shared_from_this();
     hub::TreeOptions options;
     options.recursive = true;
@@ -433,8 +433,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     rewrite_ = false;  // the history change is recorded once, on the first revision of the new line
     if (built.ingested) {
       report_.ingest_seconds.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - revision_started_)
-              .count());
+          std::chrono::duration<double>(o_->clock->Now() - revision_started_).count());
       ++report_.revisions;
       report_.changes += built.changes;
       report_.advisories += built.advisories;
@@ -578,12 +577,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
   }
 
-  int64_t Now() const {
-    if (o_->now) return o_->now();
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
+  int64_t Now() const { return o_->clock->UnixSeconds(); }
 
   void Log(const std::string& line) {
     if (o_->log) o_->log(line);
@@ -595,7 +589,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   const std::shared_ptr<const PollerOptions> o_;
   const std::string repo_;
   int released_ = 0;  // held advisories Persist published
-  std::chrono::steady_clock::time_point revision_started_{};
+  SteadyTime revision_started_{};
   std::function<void(PollReport)> done_;
   PollReport report_;
   store::RepoRecord record_;

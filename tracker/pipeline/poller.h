@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/store/store.h"
 
@@ -43,7 +44,7 @@ struct PollerOptions {
   // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
   std::function<std::vector<std::string>(const std::string& repo, const diff::Change& change)>
       outbox_targets;
-  std::function<int64_t()> now;  // Unix seconds; default: the system clock
+  const Clock* clock = &SystemClock();  // never null; read from the loop and the store thread
   // Test hook: runs after a revision is fetched and built, just before it is committed.
   std::function<void(const std::string& repo, const std::string& sha)> before_commit;
   std::function<void(std::string_view line)> log;

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tracker/diff/manifest.h"
 
 namespace hubwatch::pipeline {

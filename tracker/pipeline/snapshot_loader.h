@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/diff/manifest.h"
 #include "tracker/pipeline/snapshot.h"
 #include "tracker/store/store.h"

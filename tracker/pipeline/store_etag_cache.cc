@@ -4,9 +4,8 @@
 
 namespace hubwatch::pipeline {
 
-StoreEtagCache::StoreEtagCache(store::Store& store, std::function<int64_t()> now,
-                               size_t max_body_bytes)
-    : store_(store), now_(std::move(now)), max_body_bytes_(max_body_bytes) {}
+StoreEtagCache::StoreEtagCache(store::Store& store, const Clock& clock, size_t max_body_bytes)
+    : store_(store), clock_(clock), max_body_bytes_(max_body_bytes) {}
 
 std::optional<hub::CachedResponse> StoreEtagCache::Lookup(std::string_view key) {
   Result<std::optional<store::Store::CachedResponse>> r = store_.GetHttpCache(std::string(key));
@@ -37,7 +36,7 @@ void StoreEtagCache::Store(std::string key, hub::CachedResponse response) {
       key,
       {response.etag, std::move(response.body),
        headers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
-      now_ ? now_() : 0);
+      clock_.UnixSeconds());
 }
 
 }  // namespace hubwatch::pipeline

@@ -5,9 +5,10 @@
 // process. Bodies over max_body_bytes are not kept (large files are content-addressed blobs
 // already). Thread safety: like the Store, used from one thread (the hub client's loop).
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 
+#include "estimator/base/clock.h"
 #include "tracker/hub/etag_cache.h"
 #include "tracker/store/store.h"
 
@@ -15,15 +16,14 @@ namespace hubwatch::pipeline {
 
 class StoreEtagCache final : public hub::EtagCache {
  public:
-  // REQUIRES: store outlives the cache.
-  StoreEtagCache(store::Store& store, std::function<int64_t()> now,
-                 size_t max_body_bytes = 1 << 20);
+  // REQUIRES: store and clock outlive the cache.
+  StoreEtagCache(store::Store& store, const Clock& clock, size_t max_body_bytes = 1 << 20);
   std::optional<hub::CachedResponse> Lookup(std::string_view key) override;
   void Store(std::string key, hub::CachedResponse response) override;
 
  private:
   store::Store& store_;
-  std::function<int64_t()> now_;
+  const Clock& clock_;
   size_t max_body_bytes_;
 };
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 #include "tracker/diff/change.h"
 #include "tracker/diff/manifest.h"
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "estimator/result.h"
+#include "estimator/base/result.h"
 #include "tracker/store/records.h"
 
 struct sqlite3;

@@ -1,11 +1,11 @@
-#include "estimator/safetensors_header.h"
+#include "estimator/formats/safetensors_header.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "estimator/base/json_nesting.h"
 #include "estimator/format.h"
-#include "estimator/json_nesting.h"
 
 namespace hubwatch {
 namespace {

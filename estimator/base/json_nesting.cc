@@ -1,4 +1,4 @@
-#include "estimator/json_nesting.h"
+#include "estimator/base/json_nesting.h"
 
 namespace hubwatch {
 

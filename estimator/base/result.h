@@ -1,9 +1,11 @@
 #pragma once
 
-// Value types for fallible operations.
+// Value types for fallible operations, used by every layer of hubwatch.
 //
 // Error says what went wrong in one line a human can act on ("config.json: num_hidden_layers
-// must be a positive integer, got -3"). Result<T> holds either a T or an Error. Both are plain
+// must be a positive integer, got -3"). Result<T> holds either a T or an Error; Result<T, E>
+// holds a T or a richer error value of the caller's (the hub client's HubError, which keeps
+// the HTTP status and the Hub's error code). Status is success or an Error. All are plain
 // values: cheap to move, safe to read from many threads at once, never thrown.
 
 #include <cassert>
@@ -34,11 +36,11 @@ struct Error {
   static Error Io(std::string message) { return {ErrorCode::kIo, std::move(message)}; }
 };
 
-template <class T>
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(E error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
 
@@ -61,13 +63,13 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
 
   // REQUIRES: !ok()
-  const Error& error() const {
+  const E& error() const {
     assert(!ok());
     return std::get<1>(state_);
   }
 
  private:
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
 
 // Result<void>: success or an Error.

@@ -1,11 +1,12 @@
 #pragma once
 
-// The randomness seam, for backoff jitter. Tests pass a SeededRandom so schedules repeat.
+// The randomness seam (backoff jitter, the spread of polls). Tests pass a SeededRandom so that
+// schedules repeat.
 
 #include <cstdint>
 #include <memory>
 
-namespace hubwatch::hub {
+namespace hubwatch {
 
 // Thread safety: not thread-safe; one per event loop.
 class Random {
@@ -29,4 +30,4 @@ class SeededRandom final : public Random {
 // Seeded from std::random_device.
 std::unique_ptr<Random> MakeSystemRandom();
 
-}  // namespace hubwatch::hub
+}  // namespace hubwatch

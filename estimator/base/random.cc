@@ -1,8 +1,8 @@
-#include "tracker/hub/random.h"
+#include "estimator/base/random.h"
 
 #include <random>
 
-namespace hubwatch::hub {
+namespace hubwatch {
 
 uint64_t SeededRandom::NextU64() {
   uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
@@ -17,4 +17,4 @@ std::unique_ptr<Random> MakeSystemRandom() {
   return std::make_unique<SeededRandom>(seed);
 }
 
-}  // namespace hubwatch::hub
+}  // namespace hubwatch

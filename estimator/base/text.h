@@ -1,0 +1,38 @@
+#pragma once
+
+// Text that may hold what upstream wrote (config values, tensor names, commit titles) made safe
+// for a message, a log line or a terminal: clipped to a bounded length at a UTF-8 boundary,
+// quoted by size when it is a list, control characters escaped. Pure functions.
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace hubwatch {
+
+// 9241705984 -> "9,241,705,984"
+std::string Grouped(uint64_t value);
+
+// How much of an upstream value a message quotes.
+inline constexpr size_t kMaxQuotedBytes = 80;
+
+// `text` when it is at most `max_bytes` long, else its first bytes up to a UTF-8 character
+// boundary followed by "...". Valid UTF-8 in, valid UTF-8 out.
+std::string Clip(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
+
+// A JSON value as a message quotes it: scalars as JSON text (clipped), arrays and objects by
+// their size ("an array of 1,400,000 values"), so quoting never costs more than the limit.
+std::string QuoteJson(const nlohmann::json& value);
+
+// `text` with every control character (C0, DEL, and C1 encoded in UTF-8) written as a visible
+// escape ("\x1b", "\u009b"), so that it cannot move the cursor or recolour a terminal.
+std::string EscapeControls(std::string_view text);
+
+// A library's message that may echo raw input (nlohmann's parse errors quote the bytes they
+// stopped at, which need not be UTF-8): clipped, with every byte outside printable ASCII
+// written as "\xNN". Safe in JSON, in a log line and on a terminal.
+std::string EchoSafe(std::string_view text, size_t max_bytes = 2 * kMaxQuotedBytes);
+
+}  // namespace hubwatch

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Checks that no source file includes a header from a higher layer.
+
+The layers, bottom to top (a folder may include its own headers and those of any lower layer;
+folders on one line are peers and must not include each other):
+
+    estimator/base
+    estimator/formats
+    estimator
+    tracker/hub | tracker/chat_template
+    tracker/diff
+    tracker/advisory
+    tracker/store
+    tracker/pipeline
+    daemon/service
+    daemon/api
+    daemon/subscriptions
+    daemon/app
+    daemon            (the CLI: main.cc, cmd_*.cc)
+
+Usage: check_layers.py [REPO_ROOT]. Exit 0 when clean; otherwise one line per offending include
+(file:line: layer A includes B, which is above it) and exit 1.
+"""
+import pathlib
+import re
+import sys
+
+LAYERS = [
+    ["estimator/base"],
+    ["estimator/formats"],
+    ["estimator"],
+    ["tracker/hub", "tracker/chat_template"],
+    ["tracker/diff"],
+    ["tracker/advisory"],
+    ["tracker/store"],
+    ["tracker/pipeline"],
+    ["daemon/service"],
+    ["daemon/api"],
+    ["daemon/subscriptions"],
+    ["daemon/app"],
+    ["daemon"],
+]
+RANK = {folder: rank for rank, peers in enumerate(LAYERS) for folder in peers}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(path: str):
+    """The deepest layer folder that holds `path` (a repository-relative path), or None."""
+    parts = path.split("/")
+    for n in range(len(parts) - 1, 0, -1):
+        folder = "/".join(parts[:n])
+        if folder in RANK:
+            return folder
+    return None
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    problems = []
+    for top in ("estimator", "tracker", "daemon"):
+        for source in sorted((root / top).rglob("*")):
+            if source.suffix not in (".h", ".cc"):
+                continue
+            rel = source.relative_to(root).as_posix()
+            own = layer_of(rel)
+            for number, line in enumerate(source.read_text(errors="replace").splitlines(), 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                target = m.group(1)
+                if "/" not in target:
+                    target = (pathlib.PurePosixPath(rel).parent / target).as_posix()
+                theirs = layer_of(target)
+                if theirs is None or theirs == own:
+                    continue
+                if RANK[theirs] >= RANK[own]:
+                    relation = "a peer" if RANK[theirs] == RANK[own] else "above it"
+                    problems.append(f"{rel}:{number}: {own} includes {m.group(1)} ({theirs}, "
+                                    f"{relation})")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
