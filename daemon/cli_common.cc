@@ -1,4 +1,4 @@
-#include "cli_common.h"
+#include "daemon/cli_common.h"
 
 #include <charconv>
 #include <ctime>
@@ -29,7 +29,7 @@ Status ParseCommon(const Args& args, CommonFlags& flags, std::vector<std::string
 
 Result<Opened> OpenStoreFromConfig(const CommonFlags& flags) {
   if (flags.config.empty()) return Error::InvalidInput("--config FILE is required");
-  Result<DaemonConfig> config = LoadConfig(flags.config);
+  Result<service::DaemonConfig> config = service::LoadConfig(flags.config);
   if (!config.ok()) return config.error();
   Result<std::unique_ptr<store::Store>> store = store::Store::Open(config->store);
   if (!store.ok()) return store.error();

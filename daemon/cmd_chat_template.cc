@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "commands.h"
+#include "daemon/commands.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/json_nesting.h"
 #include "estimator/base/result.h"

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "commands.h"
+#include "daemon/commands.h"
 #include "estimator/estimate.h"
 #include "estimator/format.h"
 #include "estimator/report.h"

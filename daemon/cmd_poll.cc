@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli_common.h"
-#include "commands.h"
+#include "daemon/cli_common.h"
+#include "daemon/commands.h"
 #include "estimator/base/clock.h"
 #include "tracker/diff/terminal_text.h"
 #include "tracker/hub/client.h"
@@ -50,20 +50,20 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "poll-once", opened.error());
-  DaemonConfig& config = opened->config;
+  service::DaemonConfig& config = opened->config;
   store::Store& store = *opened->store;
   if (config.repos.empty()) {
     return Fail(err, "poll-once", Error::InvalidInput(config.path + ": no repos to poll"));
   }
   const int64_t now = SystemClock().UnixSeconds();
-  for (const RepoConfig& r : config.repos) {
+  for (const service::RepoConfig& r : config.repos) {
     store::RepoRecord record;
     record.id = r.id;
     record.refs = r.refs;
     record.added_at = now;
     if (Status s = store.AddRepo(record); !s.ok()) return Fail(err, "poll-once", s);
   }
-  Result<hub::HubSettings> settings = HubSettingsFor(config);
+  Result<hub::HubSettings> settings = service::HubSettingsFor(config);
   if (!settings.ok()) return Fail(err, "poll-once", settings.error());
 
   boost::asio::io_context io;

@@ -2,11 +2,11 @@
 
 #include <ostream>
 
-#include "cli_common.h"
-#include "commands.h"
-#include "service/log.h"
-#include "service/notify.h"
-#include "service/service.h"
+#include "daemon/app/service.h"
+#include "daemon/cli_common.h"
+#include "daemon/commands.h"
+#include "daemon/service/log.h"
+#include "daemon/service/notify.h"
 
 namespace hubwatch::cli {
 namespace {
@@ -39,7 +39,7 @@ int RunServe(const Args& args, std::ostream& out, std::ostream& err) {
   }
   if (flags.config.empty())
     return Fail(err, "serve", Error::InvalidInput("--config FILE is required"));
-  Result<DaemonConfig> config = LoadConfig(flags.config);
+  Result<service::DaemonConfig> config = service::LoadConfig(flags.config);
   if (!config.ok()) return Fail(err, "serve", config.error());
   if (flags.values.count("--log-format")) config->log.format = flags.values["--log-format"];
   if (config->log.format != "text" && config->log.format != "json") {
@@ -49,7 +49,7 @@ int RunServe(const Args& args, std::ostream& out, std::ostream& err) {
       service::MakeLogger(service::ChooseLogFormat(config->log.format), config->log.level);
   if (!logger.ok()) return Fail(err, "serve", logger.error());
   const service::Notifier notifier = service::Notifier::FromEnvironment();
-  service::Service svc({std::move(config).value(), *logger, nullptr}, notifier);
+  app::Service svc({std::move(config).value(), *logger, nullptr}, notifier);
   return svc.Run();
 }
 

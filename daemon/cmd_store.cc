@@ -4,8 +4,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli_common.h"
-#include "commands.h"
+#include "daemon/cli_common.h"
+#include "daemon/commands.h"
 #include "tracker/advisory/osv_export.h"
 #include "tracker/diff/terminal_text.h"
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "commands.h"
+#include "daemon/commands.h"
+#include "daemon/service/signals.h"
 #include "hubwatch/version.h"
-#include "service/signals.h"
 
 namespace {
 

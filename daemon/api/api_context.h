@@ -20,7 +20,7 @@
 #include "daemon/api/api_server.h"
 #include "daemon/api/http_message.h"
 #include "daemon/api/router.h"
-#include "daemon/config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "tracker/store/records.h"
 
@@ -38,7 +38,7 @@ namespace hubwatch::api {
 class SubscriptionsHandler;
 
 struct ApiContext {
-  cli::ApiConfig config;
+  service::ApiConfig config;
   service::StoreAccess* store = nullptr;
   service::Metrics* metrics = nullptr;
   service::ServiceControl* control = nullptr;

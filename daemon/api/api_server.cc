@@ -111,7 +111,8 @@ class ApiServer::Impl : public std::enable_shared_from_this<Impl> {
   uint16_t port_ = 0;
 };
 
-Result<std::unique_ptr<ApiServer>> ApiServer::Start(const cli::ApiConfig& config, ApiDeps deps) {
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(const service::ApiConfig& config,
+                                                    ApiDeps deps) {
   if (!deps.io || !deps.store || !deps.metrics) {
     return Error::InvalidInput("api: io, store and metrics are required");
   }

@@ -1,6 +1,6 @@
 #pragma once
 
-// ApiServer: hubwatch's HTTP API (issue 5) on Boost.Beast, on the service's io_context.
+// ApiServer: hubwatch's HTTP API on Boost.Beast, on the service's io_context.
 //
 //   listener  accepts on ApiConfig::listen ("127.0.0.1:8437"; port 0 picks one) and gives each
 //             connection a slot (below), or one 503 and close when none is free (api_server.cc)
@@ -43,7 +43,7 @@
 #include <optional>
 #include <string>
 
-#include "daemon/config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/result.h"
 
@@ -92,7 +92,7 @@ class ApiServer {
  public:
   // Binds and starts accepting. Errors: a listen address that does not parse, or bind/listen
   // failing (address in use, permission).
-  static Result<std::unique_ptr<ApiServer>> Start(const cli::ApiConfig& config, ApiDeps deps);
+  static Result<std::unique_ptr<ApiServer>> Start(const service::ApiConfig& config, ApiDeps deps);
   ~ApiServer();  // Stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;

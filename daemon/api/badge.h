@@ -1,7 +1,7 @@
 #pragma once
 
-// Badges for README files: the shields.io endpoint JSON (osv-and-feeds.md §5) and an SVG of the
-// same badge in shields' "flat" style, so a README can embed either
+// Badges for README files: the shields.io endpoint JSON (shields.io's "endpoint" badge schema) and
+// an SVG of the same badge in shields' "flat" style, so a README can embed either
 //   https://img.shields.io/endpoint?url=<.../badge>     or     <.../badge.svg>
 //
 // The JSON holds only keys shields accepts (schemaVersion 1, label, message - never empty -,

@@ -1,6 +1,6 @@
 #pragma once
 
-// The request half of osv.dev's POST /v1/query (osv-and-feeds.md §3), for a database of Hugging
+// The request half of osv.dev's POST /v1/query, for a database of Hugging
 // Face revisions:
 //   {"commit": "<40 hex>"}                                  every repo with that revision
 //   {"package": {"name": "ns/name"}, "commit"|"version"}    one repo; version = a revision

@@ -1,7 +1,7 @@
-// osv.dev-compatible endpoints (osv-and-feeds.md §3), so osv.dev clients (osv-detector's "api"
-// databases, scripts) can use hubwatch as a database: GET /v1/vulns/{id}, POST /v1/query,
-// POST /v1/querybatch. Responses follow osv.dev's proto3 JSON: an empty list is left out, so a
-// query without matches answers {}.
+// osv.dev-compatible endpoints (POST /v1/query, /v1/querybatch, GET /v1/vulns/{id}), so osv.dev
+// clients (osv-detector's "api" databases, scripts) can use hubwatch as a database: GET
+// /v1/vulns/{id}, POST /v1/query, POST /v1/querybatch. Responses follow osv.dev's proto3 JSON: an
+// empty list is left out, so a query without matches answers {}.
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -7,7 +7,8 @@
 
 namespace hubwatch::api {
 
-ServerCore::ServerCore(const cli::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool)
+ServerCore::ServerCore(const service::ApiConfig& config, ApiDeps deps,
+                       std::unique_ptr<ReadPool> pool)
     : io_(*deps.io), metrics_(*deps.metrics), pool_(std::move(pool)) {
   ctx_.config = config;
   ctx_.store = deps.store;

@@ -1,6 +1,6 @@
 #pragma once
 
-// Server-Sent Events framing for GET /api/v1/stream (osv-and-feeds.md §4): each advisory is
+// Server-Sent Events framing for GET /api/v1/stream: each advisory is
 //   id: <seq>
 //   event: advisory
 //   data: {"id": ..., "seq": ..., "repo": ..., "revision": ..., "kind": ..., ...}

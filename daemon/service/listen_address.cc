@@ -1,14 +1,14 @@
-#include "listen_address.h"
+#include "daemon/service/listen_address.h"
 
 #include <boost/asio/ip/address.hpp>
 #include <charconv>
 
-#include "config.h"
+#include "daemon/service/config.h"
 
 namespace hubwatch::service {
 
 Result<boost::asio::ip::tcp::endpoint> ParseListenAddress(const std::string& listen) {
-  const std::string shown = cli::QuoteForError(listen);
+  const std::string shown = service::QuoteForError(listen);
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) {
     return Error::InvalidInput("listen must be HOST:PORT, got " + shown);

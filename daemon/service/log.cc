@@ -1,4 +1,4 @@
-#include "log.h"
+#include "daemon/service/log.h"
 
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>

@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "daemon/service/metrics.h"
 
 #include <algorithm>
 #include <cstdio>

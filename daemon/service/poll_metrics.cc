@@ -1,9 +1,9 @@
-#include "poll_metrics.h"
+#include "daemon/service/poll_metrics.h"
 
 #include <algorithm>
 #include <string>
 
-#include "metrics.h"
+#include "daemon/service/metrics.h"
 #include "tracker/hub/accounting.h"
 #include "tracker/pipeline/poller.h"
 

@@ -1,4 +1,4 @@
-#include "scheduler.h"
+#include "daemon/service/scheduler.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "service_etag_cache.h"
+#include "daemon/service/service_etag_cache.h"
 
 #include "tracker/pipeline/store_etag_cache.h"
 

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
+#include "daemon/service/store_access.h"
 #include "estimator/base/clock.h"
-#include "store_access.h"
 #include "tracker/hub/etag_cache.h"
 
 namespace hubwatch::service {

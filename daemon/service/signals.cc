@@ -1,4 +1,4 @@
-#include "signals.h"
+#include "daemon/service/signals.h"
 
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-#include "store_access.h"
+#include "daemon/service/store_access.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>

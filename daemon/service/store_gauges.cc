@@ -1,7 +1,7 @@
-#include "store_gauges.h"
+#include "daemon/service/store_gauges.h"
 
-#include "metrics.h"
-#include "store_access.h"
+#include "daemon/service/metrics.h"
+#include "daemon/service/store_access.h"
 
 namespace hubwatch::service {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// The config file's subscriptions, read and checked for the store (service::PrepareConfig), which
+// The config file's subscriptions, read and checked for the store (app::PrepareConfig), which
 // makes them its config subscriptions at start and on reload (Store::SyncConfigSubscriptions).
 // One subscription per URL: editing an entry updates it in place (pending deliveries keep
 // going, and a subscription a 410 disabled is enabled again: the operator acted), removing it
@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
@@ -20,6 +20,7 @@ namespace hubwatch::subscriptions {
 // CheckFilters, URLs unique. Errors name the entry ("subscriptions[1].secret_file: ...") and
 // never the secret. Reads files; any thread.
 Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
-    const std::vector<cli::SubscriptionConfig>& entries, const cli::WebhookConfig& webhooks);
+    const std::vector<service::SubscriptionConfig>& entries,
+    const service::WebhookConfig& webhooks);
 
 }  // namespace hubwatch::subscriptions

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "daemon/config.h"
+#include "daemon/service/config.h"
 
 namespace hubwatch::subscriptions {
 namespace {
@@ -41,7 +41,7 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
   for (const std::string& k : kinds) {
     diff::ChangeKind kind;
     if (!diff::ParseKind(k, kind))
-      return Error::InvalidInput("unknown change kind " + cli::QuoteForError(k));
+      return Error::InvalidInput("unknown change kind " + service::QuoteForError(k));
   }
   diff::Impact impact;
   if (!ParseImpact(min_impact, impact)) {

@@ -1,6 +1,6 @@
 #pragma once
 
-// Standard Webhooks v1.0.0, symmetric scheme (osv-and-feeds.md §4): a secret is 24-64 random
+// Standard Webhooks v1.0.0, symmetric scheme: a secret is 24-64 random
 // bytes shown as "whsec_<base64>"; the HMAC key is the decoded bytes; the signature of one
 // attempt is "v1,<base64 HMAC-SHA256(key, webhook-id "." webhook-timestamp "." body)>" over the
 // exact body bytes sent. Pure functions on OpenSSL; safe from any thread. Errors never contain

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "tracker/diff/change.h"
 #include "tracker/store/store.h"
@@ -50,7 +50,7 @@ class Webhooks {
 
   // `subscriptions`: every subscription in the store after the write; `sync`: what the write
   // changed among the config's. Cannot fail.
-  void Apply(const cli::WebhookConfig& policy,
+  void Apply(const service::WebhookConfig& policy,
              const std::vector<store::Store::Subscription>& subscriptions,
              const store::Store::SubscriptionSync& sync);
   void Kick();

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "estimator/base/json_nesting.h"
-#include "estimator/format.h"
+#include "estimator/base/text.h"
 
 namespace hubwatch {
 namespace {

@@ -187,7 +187,7 @@ class ApiTest : public ::testing::Test {
     return a.ok() ? *a : std::vector<store::AdvisoryRecord>{};
   }
 
-  cli::ApiConfig config_;
+  service::ApiConfig config_;
   ManualClock clock_{kServerNow};  // the server's time; a test may set it before StartServer
   ApiDeps deps_;
   boost::asio::io_context io_;

@@ -1,6 +1,6 @@
 #pragma once
 
-// The shields.io endpoint badge rules (osv-and-feeds.md §5), checked independently of the
+// The shields.io endpoint badge rules, checked independently of the
 // server's code: returns "" when `badge` is valid, else what is wrong.
 
 #include <nlohmann/json.hpp>

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "commands.h"
+#include "daemon/commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

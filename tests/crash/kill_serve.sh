@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash safety of `hubwatch serve` (issue 7): fakehub replays the bundled fixture history while
+# Crash safety of `hubwatch serve`: fakehub replays the bundled fixture history while
 # two daemons track every repo against it - a clean one, and one killed with SIGKILL KILLS times
 # at random moments (during ingestion and webhook delivery) and restarted each time. Both
 # deliver webhooks to one receiver on 127.0.0.1 that fails some deliveries with 500. When the

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "commands.h"
+#include "daemon/commands.h"
 #include "hubwatch/version.h"
 #include "tests/estimator/test_util.h"
 

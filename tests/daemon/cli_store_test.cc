@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "commands.h"
+#include "daemon/commands.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::cli {

@@ -2,17 +2,17 @@
 // escaped error (never an exception), ref names and secrets are checked as the admin API checks
 // them, and PrepareConfig refuses what a start cannot run, naming the key.
 
-#include "config.h"
+#include "daemon/service/config.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "service/prepared_config.h"
+#include "daemon/app/prepared_config.h"
 #include "tests/daemon/scratch_dir.h"
 
-namespace hubwatch::cli {
+namespace hubwatch::service {
 namespace {
 
 // The message of a config that must be refused.
@@ -159,7 +159,7 @@ TEST_F(ConfigFiles, PrepareRefusesWhatAStartCannotRunAndNamesTheKey) {
     c.api.listen = "127.0.0.1:0";
     return c;
   };
-  ASSERT_TRUE(service::PrepareConfig(base()).ok());
+  ASSERT_TRUE(app::PrepareConfig(base()).ok());
   struct Case {
     std::function<void(DaemonConfig&)> edit;
     std::string expect;
@@ -190,7 +190,7 @@ TEST_F(ConfigFiles, PrepareRefusesWhatAStartCannotRunAndNamesTheKey) {
   for (const Case& k : cases) {
     DaemonConfig c = base();
     k.edit(c);
-    Result<service::PreparedConfig> p = service::PrepareConfig(c);
+    Result<app::PreparedConfig> p = app::PrepareConfig(c);
     ASSERT_FALSE(p.ok()) << k.expect;
     EXPECT_EQ(p.error().code, ErrorCode::kInvalidInput) << p.error().message;
     EXPECT_NE(p.error().message.find(k.expect), std::string::npos) << p.error().message;
@@ -203,17 +203,17 @@ TEST_F(ConfigFiles, TheKeysThatNeedARestartAreNamedSecretsByKeyOnly) {
   c.store = (dir_ / "hubwatch.db").string();
   c.hub.endpoint = "http://127.0.0.1:9";
   c.hub.token_file = Write("token", "hf_old_secret");
-  Result<service::PreparedConfig> running = service::PrepareConfig(c);
+  Result<app::PreparedConfig> running = app::PrepareConfig(c);
   ASSERT_TRUE(running.ok()) << running.error().message;
   c.poll.interval_s = 60;  // applied at once: not listed
   c.repos.push_back({"a/b", {"main"}});
-  EXPECT_TRUE(service::KeysNeedingRestart(*running, *service::PrepareConfig(c)).empty());
+  EXPECT_TRUE(app::KeysNeedingRestart(*running, *app::PrepareConfig(c)).empty());
   c.api.listen = "127.0.0.1:1";
   c.store = (dir_ / "other.db").string();
   Write("token", "hf_new_secret");  // same path, new content
-  EXPECT_EQ(service::KeysNeedingRestart(*running, *service::PrepareConfig(c)),
+  EXPECT_EQ(app::KeysNeedingRestart(*running, *app::PrepareConfig(c)),
             (std::vector<std::string>{"store", "hub.token_file", "listen"}));
 }
 
 }  // namespace
-}  // namespace hubwatch::cli
+}  // namespace hubwatch::service

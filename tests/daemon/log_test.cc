@@ -1,6 +1,6 @@
 // The daemon's log formats: readable lines, journald priority prefixes under systemd, JSON.
 
-#include "service/log.h"
+#include "daemon/service/log.h"
 
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>

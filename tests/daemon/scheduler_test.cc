@@ -1,4 +1,4 @@
-#include "service/scheduler.h"
+#include "daemon/service/scheduler.h"
 
 #include <gtest/gtest.h>
 

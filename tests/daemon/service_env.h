@@ -16,9 +16,9 @@
 #include <mutex>
 #include <thread>
 
-#include "service/log.h"
-#include "service/notify.h"
-#include "service/service.h"
+#include "daemon/app/service.h"
+#include "daemon/service/log.h"
+#include "daemon/service/notify.h"
 #include "tests/fakehub/fakehub.h"
 #include "tracker/store/store.h"
 
@@ -138,8 +138,8 @@ class ServiceTest : public ::testing::Test {
     std::system(("rm -rf '" + dir_ + "'").c_str());
   }
 
-  cli::DaemonConfig Config(std::vector<std::string> repos) {
-    cli::DaemonConfig c;
+  service::DaemonConfig Config(std::vector<std::string> repos) {
+    service::DaemonConfig c;
     c.path = dir_ + "/hubwatch.json";
     c.store = dir_ + "/hubwatch.db";
     c.hub.endpoint = hub_->endpoint();
@@ -152,8 +152,8 @@ class ServiceTest : public ::testing::Test {
     return c;
   }
 
-  void Start(cli::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
-             std::function<Result<cli::DaemonConfig>()> reload = nullptr) {
+  void Start(service::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
+             std::function<Result<service::DaemonConfig>()> reload = nullptr) {
     notifier_ = Notifier(notify_.path(), watchdog);
     std::shared_ptr<spdlog::logger> logger;
     if (captured_log_) {
@@ -162,8 +162,8 @@ class ServiceTest : public ::testing::Test {
     } else {
       logger = *MakeLogger(LogFormat::kText, config.log.level);
     }
-    service_ =
-        std::make_unique<Service>(ServiceOptions{std::move(config), logger, reload}, notifier_);
+    service_ = std::make_unique<app::Service>(
+        app::ServiceOptions{std::move(config), logger, reload}, notifier_);
     thread_ = std::thread([this] { exit_code_ = service_->Run(); });
   }
 
@@ -184,7 +184,7 @@ class ServiceTest : public ::testing::Test {
   std::string dir_;
   NotifySocket notify_;
   Notifier notifier_;
-  std::unique_ptr<Service> service_;
+  std::unique_ptr<app::Service> service_;
   std::thread thread_;
   int exit_code_ = -1;
 };

@@ -87,10 +87,10 @@ TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
 }
 
 TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
-  cli::DaemonConfig first = Config({"google/gemma-7b-it"});
-  cli::DaemonConfig second =
+  service::DaemonConfig first = Config({"google/gemma-7b-it"});
+  service::DaemonConfig second =
       Config({"google/gemma-7b-it", "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"});
-  Start(first, std::nullopt, [second] { return Result<cli::DaemonConfig>(second); });
+  Start(first, std::nullopt, [second] { return Result<service::DaemonConfig>(second); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
@@ -111,12 +111,12 @@ TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
 
 TEST_F(ServiceTest, AReloadNamesTheKeysThatNeedARestartInOneLineAndKeepsThem) {
   captured_log_ = std::make_shared<testing::CapturedLog>();
-  cli::DaemonConfig first = Config({"google/gemma-7b-it"});
-  cli::DaemonConfig second = first;
+  service::DaemonConfig first = Config({"google/gemma-7b-it"});
+  service::DaemonConfig second = first;
   second.api.listen = "127.0.0.1:1";
   second.store = dir_ + "/elsewhere.db";
   second.poll.interval_s = 7200;  // applied at once
-  Start(first, std::nullopt, [second] { return Result<cli::DaemonConfig>(second); });
+  Start(first, std::nullopt, [second] { return Result<service::DaemonConfig>(second); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
@@ -135,15 +135,15 @@ TEST_F(ServiceTest, AReloadNamesTheKeysThatNeedARestartInOneLineAndKeepsThem) {
 // had. Whatever the reloads do, every revision arrives once.
 TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
   SlowTreeReads(hub_.get(), std::chrono::milliseconds(100));
-  cli::DaemonConfig config = Config({kLlama, kMistral});
+  service::DaemonConfig config = Config({kLlama, kMistral});
   std::atomic<int> reloads{0};
   Start(config, std::nullopt, [config, &reloads] {
-    cli::DaemonConfig next = config;
+    service::DaemonConfig next = config;
     const int n = ++reloads;
     next.poll.advise_cosmetic = n % 2 == 1;
     next.poll.settle_window_s = n % 3;
     next.poll.interval_s = 3600 + n;
-    return Result<cli::DaemonConfig>(next);
+    return Result<service::DaemonConfig>(next);
   });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   const std::string db = dir_ + "/hubwatch.db";
@@ -166,12 +166,12 @@ TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
 }
 
 TEST_F(ServiceTest, BadInputFailsTheStartWithExitTwo) {
-  for (auto edit : std::vector<std::function<void(cli::DaemonConfig&)>>{
-           [](cli::DaemonConfig& c) { c.api.listen = "garbage"; },
-           [this](cli::DaemonConfig& c) { c.hub.token_file = WriteFile("empty", "\n"); },
-           [this](cli::DaemonConfig& c) { c.store = dir_ + "/missing/hubwatch.db"; },
+  for (auto edit : std::vector<std::function<void(service::DaemonConfig&)>>{
+           [](service::DaemonConfig& c) { c.api.listen = "garbage"; },
+           [this](service::DaemonConfig& c) { c.hub.token_file = WriteFile("empty", "\n"); },
+           [this](service::DaemonConfig& c) { c.store = dir_ + "/missing/hubwatch.db"; },
        }) {
-    cli::DaemonConfig config = Config({"google/gemma-7b-it"});
+    service::DaemonConfig config = Config({"google/gemma-7b-it"});
     edit(config);
     Start(config);
     EXPECT_EQ(Join(), 2);

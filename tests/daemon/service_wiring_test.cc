@@ -45,7 +45,7 @@ class ServiceWiringTest : public testing::ServiceTest {
 
 TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
   subscriptions::testing::Receiver receiver;
-  cli::DaemonConfig config = Config({"google/gemma-7b-it"});
+  service::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.subscriptions.push_back({.url = receiver.url(),
                                   .secret_file = WriteFile("hook.secret", kSecret),
                                   .repos = "google/*",
@@ -126,7 +126,7 @@ TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
 
 TEST_F(ServiceWiringTest, AListenerThatCannotBindFailsTheStartWithAClearError) {
   subscriptions::testing::Receiver occupied;  // holds a port on 127.0.0.1
-  cli::DaemonConfig config = Config({"google/gemma-7b-it"});
+  service::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.api.listen = "127.0.0.1:" + std::to_string(occupied.port());
   Start(config);
   EXPECT_EQ(Join(), 1);
@@ -134,7 +134,7 @@ TEST_F(ServiceWiringTest, AListenerThatCannotBindFailsTheStartWithAClearError) {
 }
 
 TEST_F(ServiceWiringTest, ABadSubscriptionFailsTheStartAndNamesTheEntry) {
-  cli::DaemonConfig config = Config({"google/gemma-7b-it"});
+  service::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.subscriptions.push_back(
       {"http://127.0.0.1:9/hook", dir_ + "/missing.secret", "*", {}, "behavioral"});
   config.webhooks.allow_private_targets = true;

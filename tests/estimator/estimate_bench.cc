@@ -1,4 +1,4 @@
-// Estimates per second for gemma-2-9b-it (issue target: >= 100,000/s). Method in BENCHMARKS.md.
+// Estimates per second for gemma-2-9b-it (target: >= 100,000/s). Method in BENCHMARKS.md.
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// fakehub: a Hugging Face Hub on loopback with the real wire format (hf-hub-api.md), for tests
+// fakehub: a Hugging Face Hub on loopback with the real wire format, for tests
 // and benchmarks. Two Boost.Beast listeners: the Hub (API, resolve, resolve-cache, raw) and a
 // "CDN" on another loopback address that serves LFS content behind signed-looking URLs.
 // Everything a test needs is in-process: fault rules, repo mutations (super-squash, delete,

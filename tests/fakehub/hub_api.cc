@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// hf-hub-api.md §1: the server answers 400 to anything else.
+// As the Hub does, the server answers 400 to anything else.
 const std::set<std::string>& ModelExpandKeys() {
   static const std::set<std::string> keys = {"author",
                                              "baseModels",

@@ -1,6 +1,6 @@
 #pragma once
 
-// The fault matrix's fixture (issue 7): the `hubwatch serve` fixture of tests/daemon (fakehub
+// The fault matrix's fixture: the `hubwatch serve` fixture of tests/daemon (fakehub
 // with the incident fixtures, an in-process Service) plus what every fault test asks - the
 // API's health, the Prometheus counters, a repo's state and history through the API, and the
 // expected history of a fixture repo - all read with deadlines, never fixed sleeps.
@@ -31,8 +31,8 @@ constexpr const char kRepo[] = "microsoft/Phi-3-mini-4k-instruct";
 class FaultMatrixTest : public ServiceTest {
  protected:
   // A daemon config for `repos`: polled every second, webhooks none, API on 127.0.0.1:0.
-  cli::DaemonConfig FastConfig(std::vector<std::string> repos) {
-    cli::DaemonConfig c = Config(std::move(repos));
+  service::DaemonConfig FastConfig(std::vector<std::string> repos) {
+    service::DaemonConfig c = Config(std::move(repos));
     c.poll.interval_s = 1;
     c.poll.settle_window_s = 0;
     c.log.level = "error";
@@ -40,7 +40,7 @@ class FaultMatrixTest : public ServiceTest {
   }
 
   // Starts the service and waits for READY=1; returns the API port (0 on failure).
-  uint16_t StartService(cli::DaemonConfig config) {
+  uint16_t StartService(service::DaemonConfig config) {
     Start(std::move(config));
     if (!notify_.WaitFor("READY=1", 10)) return 0;
     port_ = service_->api_port();

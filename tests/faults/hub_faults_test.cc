@@ -1,4 +1,4 @@
-// The fault matrix, Hub side (issue 7): one test per fakehub fault against the real in-process
+// The fault matrix, Hub side: one test per fakehub fault against the real in-process
 // `hubwatch serve`. Each checks that the daemon keeps running (/healthz answers), that the
 // fault is recorded (the repo's state and detail) and counted (/metrics), that nothing is lost
 // (every fixture commit becomes a revision) and that it recovers once the fault ends. The
@@ -219,7 +219,7 @@ TEST_F(HubFaultsTest, Rename307) {
 
 TEST_F(HubFaultsTest, Gated401) {
   ASSERT_TRUE(hub_->SetGated(kRepo, "manual").ok());
-  cli::DaemonConfig config = FastConfig({kRepo});
+  service::DaemonConfig config = FastConfig({kRepo});
   config.hub.token_file.reset();  // anonymous: a gated repo's content answers 401
   unsetenv("HF_TOKEN");
   unsetenv("HF_TOKEN_PATH");

@@ -1,4 +1,4 @@
-// The fault matrix, local side (issue 7): the database locked by another process, a full disk,
+// The fault matrix, local side: the database locked by another process, a full disk,
 // a slow-loris API client and a 100 MB request body, against the real in-process
 // `hubwatch serve`. As for the Hub faults: the daemon keeps running, the fault is counted, nothing
 // is lost and it recovers when the fault ends.
@@ -132,7 +132,7 @@ TEST_F(DiskFullTest, DiskFull) {
   fakehub::FaultRule hold = Fault(fakehub::FaultAction::kDelay, RefsPath(kRepo), 1);
   hold.delay = std::chrono::milliseconds(1500);
   hub_->AddFault(hold);
-  cli::DaemonConfig config = FastConfig({kRepo});
+  service::DaemonConfig config = FastConfig({kRepo});
   config.store = mount_ + "/hubwatch.db";
   ASSERT_NE(StartService(config), 0);
   ASSERT_TRUE(Fill());
@@ -149,7 +149,7 @@ TEST_F(DiskFullTest, DiskFull) {
 }
 
 TEST_F(FaultMatrixTest, SlowLorisClient) {
-  cli::DaemonConfig config = FastConfig({kRepo});
+  service::DaemonConfig config = FastConfig({kRepo});
   config.api.header_timeout_s = 1;
   config.api.read_timeout_s = 1;
   ASSERT_NE(StartService(config), 0);

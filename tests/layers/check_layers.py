@@ -18,12 +18,15 @@ folders on one line are peers and must not include each other):
     daemon/app
     daemon            (the CLI: main.cc, cmd_*.cc)
 
-Usage: check_layers.py [REPO_ROOT]. Exit 0 when clean; otherwise one line per offending include
+Usage: check_layers.py [REPO_ROOT] | --self-test. Exit 0 when clean; otherwise one line per offending include
 (file:line: layer A includes B, which is above it) and exit 1.
 """
+import os
 import pathlib
 import re
 import sys
+
+import checker_main
 
 LAYERS = [
     ["estimator/base"],
@@ -54,8 +57,7 @@ def layer_of(path: str):
     return None
 
 
-def main() -> int:
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+def check(root: pathlib.Path):
     problems = []
     for top in ("estimator", "tracker", "daemon"):
         for source in sorted((root / top).rglob("*")):
@@ -68,8 +70,8 @@ def main() -> int:
                 if not m:
                     continue
                 target = m.group(1)
-                if "/" not in target:
-                    target = (pathlib.PurePosixPath(rel).parent / target).as_posix()
+                if "/" not in target or target.startswith("."):
+                    target = os.path.normpath((pathlib.PurePosixPath(rel).parent / target).as_posix())
                 theirs = layer_of(target)
                 if theirs is None or theirs == own:
                     continue
@@ -77,10 +79,25 @@ def main() -> int:
                     relation = "a peer" if RANK[theirs] == RANK[own] else "above it"
                     problems.append(f"{rel}:{number}: {own} includes {m.group(1)} ({theirs}, "
                                     f"{relation})")
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
+    return problems
+
+
+def make_bad_tree(root: pathlib.Path):
+    """An include that runs up a layer and one between peers, by either spelling (repository
+    path or a path relative to the including file), among allowed ones."""
+    files = {
+        "estimator/base/ok.h": '#include "estimator/base/other.h"\n#include <vector>\n',
+        "tracker/store/up.cc": '#include "daemon/api/router.h"\n',
+        "tracker/hub/peer.cc": '#include "tracker/chat_template/value.h"\n',
+        "daemon/service/rel.cc": '#include "../app/service.h"\n#include "metrics.h"\n',
+        "daemon/app/down.cc": '#include "daemon/service/metrics.h"\n#include "estimator/x.h"\n',
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checker_main.run(check, make_bad_tree, ["tracker/store/up.cc:1",
+                                                     "tracker/hub/peer.cc:1",
+                                                     "daemon/service/rel.cc:1"]))

@@ -1,5 +1,5 @@
-// Every incident fixture (upstream-incidents.md §1.8) ingested end to end: the changes and
-// impacts each must produce.
+// Every incident fixture (tests/fixtures, modelled on real upstream changes) ingested end to end:
+// the changes and impacts each must produce.
 
 #include <gtest/gtest.h>
 

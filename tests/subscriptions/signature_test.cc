@@ -8,7 +8,7 @@ namespace hubwatch::subscriptions {
 namespace {
 
 // The vector of the Standard Webhooks reference library (libraries/python/tests/
-// test_webhooks.py), recomputed with Python's hmac in osv-and-feeds.md §4.
+// test_webhooks.py), recomputed with Python's hmac.
 constexpr char kSecret[] = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 constexpr char kId[] = "msg_p5jXN8AQM9LWM0D4loKWxJek";
 constexpr int64_t kTimestamp = 1614265330;

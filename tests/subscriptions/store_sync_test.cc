@@ -162,8 +162,8 @@ class ConfigSync : public ::testing::Test {
     std::ofstream(path) << content;
     return path;
   }
-  cli::SubscriptionConfig Entry(const std::string& url, const std::string& secret_file) {
-    cli::SubscriptionConfig e;
+  service::SubscriptionConfig Entry(const std::string& url, const std::string& secret_file) {
+    service::SubscriptionConfig e;
     e.url = url;
     e.secret_file = secret_file;
     return e;
@@ -174,7 +174,7 @@ class ConfigSync : public ::testing::Test {
 
 TEST_F(ConfigSync, LoadReadsAndChecksEveryEntry) {
   const std::string a = SecretFile("a", std::string("  ") + kSecretA + "\n");
-  cli::SubscriptionConfig e = Entry("https://hooks.example/a", a);
+  service::SubscriptionConfig e = Entry("https://hooks.example/a", a);
   e.repos = "google/*";
   e.kinds = {"chat_template"};
   e.min_impact = "breaking";
@@ -191,13 +191,13 @@ TEST_F(ConfigSync, LoadErrorsNameTheEntryAndNeverTheSecret) {
   const std::string weak = SecretFile("weak", "whsec_c2hvcnRzZWNyZXQ=");  // "shortsecret"
   const std::string raw = SecretFile("raw", "hunter2-hunter2-hunter2-hunter2");
   struct Case {
-    std::vector<cli::SubscriptionConfig> entries;
-    cli::WebhookConfig webhooks;
+    std::vector<service::SubscriptionConfig> entries;
+    service::WebhookConfig webhooks;
     std::string expect;
   };
-  cli::SubscriptionConfig bad_kind = Entry("https://b.example/", good);
+  service::SubscriptionConfig bad_kind = Entry("https://b.example/", good);
   bad_kind.kinds = {"tokenizers"};
-  cli::WebhookConfig allow;
+  service::WebhookConfig allow;
   allow.allow_private_targets = true;
   const std::vector<Case> cases = {
       {{Entry("https://a.example/", good), Entry("http://127.0.0.1:9/", good)},
@@ -234,7 +234,7 @@ TEST_F(ConfigSync, SyncAddsUpdatesRemovesAndLeavesApiSubscriptionsAlone) {
   Result<int64_t> api = s->AddSubscription(ApiSub("https://api.example/"));
   ASSERT_TRUE(api.ok());
 
-  cli::DaemonConfig config;
+  service::DaemonConfig config;
   config.subscriptions = {Entry("https://one.example/", a), Entry("https://two.example/", b)};
   // What a start or a reload does: load the entries, sync them, reset the matcher.
   auto sync = [&](int64_t now) {

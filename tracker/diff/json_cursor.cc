@@ -44,6 +44,38 @@ void AppendUtf8(uint32_t code_point, std::string& out) {
   }
 }
 
+// Reads the XXXX of a \uXXXX escape at *pos, and the low half that must follow a high surrogate;
+// advances *pos past them. Returns nullptr, or what is wrong (*pos then unspecified).
+const char* DecodeUnicodeEscape(std::string_view text, size_t* pos, uint32_t* code_point) {
+  auto read_hex4 = [&](uint32_t* value) {
+    if (*pos + 4 > text.size()) return false;
+    *value = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int digit = HexValue(text[*pos + k]);
+      if (digit < 0) return false;
+      *value = *value * 16 + static_cast<uint32_t>(digit);
+    }
+    *pos += 4;
+    return true;
+  };
+  uint32_t unit = 0;
+  if (!read_hex4(&unit)) return "invalid \\u escape";
+  if (unit >= 0xDC00 && unit <= 0xDFFF) return "lone low surrogate in a string";
+  if (unit >= 0xD800 && unit <= 0xDBFF) {
+    uint32_t low = 0;
+    if (*pos + 2 > text.size() || text[*pos] != '\\' || text[*pos + 1] != 'u') {
+      return "lone high surrogate in a string";
+    }
+    *pos += 2;
+    if (!read_hex4(&low) || low < 0xDC00 || low > 0xDFFF) {
+      return "invalid surrogate pair in a string";
+    }
+    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+  }
+  *code_point = unit;
+  return nullptr;
+}
+
 }  // namespace
 
 bool JsonCursor::Fail(std::string_view what) {
@@ -133,32 +165,10 @@ bool JsonCursor::ReadEscaped(size_t start, std::string_view* out, StringArena* a
         pos_ -= 2;
         return Fail("invalid escape in a string");
     }
-    auto read_hex4 = [&](uint32_t* value) {
-      if (pos_ + 4 > text_.size()) return false;
-      *value = 0;
-      for (int k = 0; k < 4; ++k) {
-        const int digit = HexValue(text_[pos_ + k]);
-        if (digit < 0) return false;
-        *value = *value * 16 + static_cast<uint32_t>(digit);
-      }
-      pos_ += 4;
-      return true;
-    };
-    uint32_t unit = 0;
-    if (!read_hex4(&unit)) return Fail("invalid \\u escape");
-    if (unit >= 0xDC00 && unit <= 0xDFFF) return Fail("lone low surrogate in a string");
-    if (unit >= 0xD800 && unit <= 0xDBFF) {
-      uint32_t low = 0;
-      if (pos_ + 2 > text_.size() || text_[pos_] != '\\' || text_[pos_ + 1] != 'u') {
-        return Fail("lone high surrogate in a string");
-      }
-      pos_ += 2;
-      if (!read_hex4(&low) || low < 0xDC00 || low > 0xDFFF) {
-        return Fail("invalid surrogate pair in a string");
-      }
-      unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-    }
-    AppendUtf8(unit, decoded);
+    uint32_t code_point = 0;
+    const char* error = DecodeUnicodeEscape(text_, &pos_, &code_point);
+    if (error) return Fail(error);
+    AppendUtf8(code_point, decoded);
   }
   return Fail("unterminated string");
 }

@@ -1,8 +1,8 @@
 #pragma once
 
-// The Hub client: the calls a revision poller needs, with the Hub's exact semantics
-// (hf-hub-api.md). Every call is asynchronous: its callback runs exactly once, later, on the
-// loop thread, with a HubResult (value or typed HubError) and the CallStats of that call.
+// The Hub client: the calls a revision poller needs, with the Hub's exact semantics. Every call
+// is asynchronous: its callback runs exactly once, later, on the loop thread, with a HubResult
+// (value or typed HubError) and the CallStats of that call.
 //
 //   Refs            GET  /api/models/{id}/refs
 //   Commits         GET  /api/models/{id}/commits/{rev}      paged by Link rel="next"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "estimator/base/clock.h"
+#include "tracker/hub/curl_transfer.h"
 
 namespace hubwatch::hub {
 namespace {
@@ -38,32 +39,6 @@ struct SocketWatch {
   bool waiting_in = false;
   bool waiting_out = false;
 };
-
-TransportErrorKind KindOf(CURLcode code) {
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT:
-      return TransportErrorKind::kTimeout;
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-      return TransportErrorKind::kConnect;
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-      return TransportErrorKind::kConnectionReset;
-    case CURLE_PARTIAL_FILE:
-      return TransportErrorKind::kTruncated;
-    case CURLE_WEIRD_SERVER_REPLY:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_BAD_CONTENT_ENCODING:
-    case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-      return TransportErrorKind::kProtocol;
-    default:
-      return TransportErrorKind::kOther;
-  }
-}
 
 }  // namespace
 
@@ -95,7 +70,7 @@ class CurlTransport::Engine {
       });
       return;
     }
-    auto transfer = std::make_unique<Transfer>();
+    auto transfer = std::make_unique<CurlTransfer>();
     transfer->request = std::move(request);
     transfer->done = std::move(done);
     queued_.push_back(std::move(transfer));
@@ -129,19 +104,6 @@ class CurlTransport::Engine {
   size_t watched() const { return watches_.size(); }
 
  private:
-  struct Transfer {
-    ~Transfer() {
-      if (easy != nullptr) curl_easy_cleanup(easy);
-      if (header_list != nullptr) curl_slist_free_all(header_list);
-    }
-    CURL* easy = nullptr;
-    curl_slist* header_list = nullptr;
-    HttpRequest request;
-    HttpResponse response;
-    TransportCallback done;
-    char error_buffer[CURL_ERROR_SIZE] = {};
-  };
-
   // --- curl callbacks: record and schedule; never call back into curl ---
 
   static int OnSocket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
@@ -215,38 +177,6 @@ class CurlTransport::Engine {
     return ::close(fd);
   }
 
-  static size_t OnWrite(char* data, size_t size, size_t count, void* userp) {
-    auto* transfer = static_cast<Transfer*>(userp);
-    const size_t n = size * count;
-    HttpResponse& r = transfer->response;
-    if (r.body.size() + n > transfer->request.max_body_bytes) {
-      r.body.append(data, transfer->request.max_body_bytes - r.body.size());
-      r.body_limit_hit = true;
-      return CURL_WRITEFUNC_ERROR;
-    }
-    r.body.append(data, n);
-    return n;
-  }
-
-  static size_t OnHeader(char* data, size_t size, size_t count, void* userp) {
-    auto* transfer = static_cast<Transfer*>(userp);
-    const size_t n = size * count;
-    std::string_view line(data, n);
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-    if (line.starts_with("HTTP/")) {
-      transfer->response.headers = HttpHeaders();  // a new response (after 1xx)
-      return n;
-    }
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0) return n;
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    transfer->response.headers.Add(std::string(line.substr(0, colon)), std::string(value));
-    return n;
-  }
-
   // --- the loop side ---
 
   void Forget(curl_socket_t fd) {
@@ -316,51 +246,21 @@ class CurlTransport::Engine {
       const CURLcode code = msg->data.result;
       auto it = running_.find(easy);
       if (it == running_.end()) continue;
-      std::unique_ptr<Transfer> transfer = std::move(it->second);
+      std::unique_ptr<CurlTransfer> transfer = std::move(it->second);
       running_.erase(it);
       curl_multi_remove_handle(multi_, easy);
-      Complete(*transfer, code);
+      Deliver(std::move(transfer->done), CompletedOutcome(*transfer, code));
       Recycle(*transfer);
     }
   }
 
   // Keeps finished easy handles for the next transfers (curl_easy_reset keeps their buffers and
   // DNS/connection caches live in the multi), up to easy_handle_pool of them.
-  void Recycle(Transfer& transfer) {
+  void Recycle(CurlTransfer& transfer) {
     if (transfer.easy == nullptr || idle_easies_.size() >= options_.easy_handle_pool) return;
     curl_easy_reset(transfer.easy);
     idle_easies_.push_back(transfer.easy);
     transfer.easy = nullptr;
-  }
-
-  void Complete(Transfer& transfer, CURLcode code) {
-    HttpResponse& r = transfer.response;
-    long status = 0, request_size = 0, header_size = 0, version = 0, connects = 0;
-    curl_off_t downloaded = 0, uploaded = 0;
-    curl_easy_getinfo(transfer.easy, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_getinfo(transfer.easy, CURLINFO_REQUEST_SIZE, &request_size);
-    curl_easy_getinfo(transfer.easy, CURLINFO_HEADER_SIZE, &header_size);
-    curl_easy_getinfo(transfer.easy, CURLINFO_SIZE_DOWNLOAD_T, &downloaded);
-    curl_easy_getinfo(transfer.easy, CURLINFO_SIZE_UPLOAD_T, &uploaded);
-    curl_easy_getinfo(transfer.easy, CURLINFO_HTTP_VERSION, &version);
-    curl_easy_getinfo(transfer.easy, CURLINFO_NUM_CONNECTS, &connects);
-    r.status = static_cast<int>(status);
-    r.url = transfer.request.url;
-    r.bytes_sent = static_cast<uint64_t>(request_size) + static_cast<uint64_t>(uploaded);
-    r.bytes_received = static_cast<uint64_t>(header_size) + static_cast<uint64_t>(downloaded);
-    r.reused_connection = connects == 0;
-    r.http_version = version == CURL_HTTP_VERSION_2_0   ? "2"
-                     : version == CURL_HTTP_VERSION_1_0 ? "1.0"
-                                                        : "1.1";
-    TransportOutcome outcome;
-    const bool cut_by_limit = code == CURLE_WRITE_ERROR && r.body_limit_hit;
-    if (code != CURLE_OK && !cut_by_limit) {
-      std::string message =
-          transfer.error_buffer[0] != '\0' ? transfer.error_buffer : curl_easy_strerror(code);
-      outcome.error = TransportError{KindOf(code), static_cast<int>(code), std::move(message)};
-    }
-    outcome.response = std::move(r);
-    Deliver(std::move(transfer.done), std::move(outcome));
   }
 
   void Deliver(TransportCallback done, TransportOutcome outcome) {
@@ -369,7 +269,7 @@ class CurlTransport::Engine {
     });
   }
 
-  void FailLater(Transfer& transfer, std::string message) {
+  void FailLater(CurlTransfer& transfer, std::string message) {
     TransportOutcome outcome;
     outcome.response.url = transfer.request.url;
     outcome.error = TransportError{TransportErrorKind::kShutdown, 0, std::move(message)};
@@ -390,7 +290,7 @@ class CurlTransport::Engine {
   void StartQueued() {
     while (multi_ != nullptr && !queued_.empty() &&
            running_.size() < options_.max_concurrent_transfers) {
-      std::unique_ptr<Transfer> transfer = std::move(queued_.front());
+      std::unique_ptr<CurlTransfer> transfer = std::move(queued_.front());
       queued_.pop_front();
       if (!Configure(*transfer)) {
         TransportOutcome outcome;
@@ -407,48 +307,19 @@ class CurlTransport::Engine {
     }
   }
 
-  bool Configure(Transfer& t) {
+  bool Configure(CurlTransfer& t) {
+    CURL* easy = nullptr;
     if (!idle_easies_.empty()) {
-      t.easy = idle_easies_.back();
+      easy = idle_easies_.back();
       idle_easies_.pop_back();
     } else {
-      t.easy = curl_easy_init();
+      easy = curl_easy_init();
     }
-    if (t.easy == nullptr) return false;
-    CURL* e = t.easy;
-    const HttpRequest& req = t.request;
-    curl_easy_setopt(e, CURLOPT_URL, req.url.c_str());
-    curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Engine::OnWrite);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Engine::OnHeader);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &Engine::OnCloseSocket);
-    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                     options_.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
-    // Waiting for a connection that may multiplex only pays off where h2 can be negotiated;
-    // on cleartext HTTP/1.1 it would serialize simultaneous transfers onto one connection.
-    const bool tls = req.url.starts_with("https://");
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, options_.http2 && tls ? 1L : 0L);
-    if (req.method == HttpMethod::kHead) curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    if (req.accept_compressed) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    bool has_accept_encoding = req.headers.Has("Accept-Encoding");
-    for (const auto& [name, value] : req.headers.entries()) {
-      const std::string line = name + ": " + value;
-      t.header_list = curl_slist_append(t.header_list, line.c_str());
-    }
-    if (!req.accept_compressed && !has_accept_encoding) {
-      t.header_list = curl_slist_append(t.header_list, "Accept-Encoding: identity");
-    }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.header_list);
+    if (easy == nullptr) return false;
+    ConfigureEasy(t, easy,
+                  {.http2 = options_.http2,
+                   .close_socket = &Engine::OnCloseSocket,
+                   .close_socket_data = this});
     return true;
   }
 
@@ -461,9 +332,9 @@ class CurlTransport::Engine {
   bool immediate_posted_ = false;  // a zero timeout's SocketAction is posted, not yet run
   std::chrono::steady_clock::time_point timer_deadline_;
   std::unordered_map<curl_socket_t, std::shared_ptr<SocketWatch>> watches_;
-  std::deque<std::unique_ptr<Transfer>> queued_;
+  std::deque<std::unique_ptr<CurlTransfer>> queued_;
   std::vector<CURL*> idle_easies_;  // reset handles ready for reuse
-  std::unordered_map<CURL*, std::unique_ptr<Transfer>> running_;
+  std::unordered_map<CURL*, std::unique_ptr<CurlTransfer>> running_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers hold weak_ptrs
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // Transport on libcurl's multi *socket* interface driven by a Boost.Asio io_context
-// (daemon-practice.md §2.3, after curl's multi-uv.c):
+// (the curl_multi_socket_action pattern):
 //  - every descriptor curl reports (connections, resolver and Happy Eyeballs fds) gets a watch,
 //    attached with curl_multi_assign and destroyed on CURL_POLL_REMOVE;
 //  - descriptors are never owned by Asio: released (never closed) before a watch dies, and

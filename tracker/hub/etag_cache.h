@@ -1,7 +1,7 @@
 #pragma once
 
 // Conditional-request memory: URL -> (ETag, body, headers). The client sends If-None-Match from
-// it and answers a 304 with the cached body. An interface so the SQLite store (issue 4) can
+// it and answers a 304 with the cached body. An interface so the SQLite store can
 // replace the in-memory one. Entries never hold credentials: keys are URLs, and the client never
 // stores Authorization or Set-Cookie.
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// What the Hub's endpoints return, as plain values (fields as in hf-hub-api.md).
+// What the Hub's endpoints return, as plain values (fields as the Hub names them).
 
 #include <cstdint>
 #include <map>

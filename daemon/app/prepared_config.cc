@@ -1,12 +1,12 @@
-#include "prepared_config.h"
+#include "daemon/app/prepared_config.h"
 
 #include <filesystem>
 #include <set>
 
+#include "daemon/service/listen_address.h"
 #include "daemon/subscriptions/config_sync.h"
-#include "listen_address.h"
 
-namespace hubwatch::service {
+namespace hubwatch::app {
 namespace {
 
 // The store's directory must exist (SQLite creates the file, never the directory).
@@ -14,28 +14,29 @@ Status CheckStorePath(const std::string& store) {
   if (store == ":memory:") return Status::Ok();
   std::error_code ec;
   if (std::filesystem::is_directory(store, ec)) {
-    return Error::InvalidInput("store " + cli::QuoteForError(store, cli::kMaxQuotedPath) +
+    return Error::InvalidInput("store " + service::QuoteForError(store, service::kMaxQuotedPath) +
                                " is a directory");
   }
   const std::filesystem::path dir = std::filesystem::path(store).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
     return Error::InvalidInput(
-        "store " + cli::QuoteForError(store, cli::kMaxQuotedPath) + ": the directory " +
-        cli::QuoteForError(dir.string(), cli::kMaxQuotedPath) + " does not exist");
+        "store " + service::QuoteForError(store, service::kMaxQuotedPath) + ": the directory " +
+        service::QuoteForError(dir.string(), service::kMaxQuotedPath) + " does not exist");
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<PreparedConfig> PrepareConfig(cli::DaemonConfig config) {
-  if (Result<boost::asio::ip::tcp::endpoint> l = ParseListenAddress(config.api.listen); !l.ok()) {
+Result<PreparedConfig> PrepareConfig(service::DaemonConfig config) {
+  if (Result<boost::asio::ip::tcp::endpoint> l = service::ParseListenAddress(config.api.listen);
+      !l.ok()) {
     return l.error();
   }
   if (Status s = CheckStorePath(config.store); !s.ok()) return s.error();
-  Result<hub::HubSettings> hub = cli::HubSettingsFor(config);
+  Result<hub::HubSettings> hub = service::HubSettingsFor(config);
   if (!hub.ok()) return hub.error();
-  Result<std::optional<std::string>> admin = cli::ReadAdminToken(config);
+  Result<std::optional<std::string>> admin = service::ReadAdminToken(config);
   if (!admin.ok()) return admin.error();
   Result<std::vector<store::Store::Subscription>> subscriptions =
       subscriptions::LoadConfigSubscriptions(config.subscriptions, config.webhooks);
@@ -46,8 +47,8 @@ Result<PreparedConfig> PrepareConfig(cli::DaemonConfig config) {
 
 std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
                                             const PreparedConfig& next) {
-  const cli::DaemonConfig& a = running.config;
-  const cli::DaemonConfig& b = next.config;
+  const service::DaemonConfig& a = running.config;
+  const service::DaemonConfig& b = next.config;
   std::vector<std::string> keys;
   auto check = [&keys](bool differs, const char* key) {
     if (differs) keys.push_back(key);
@@ -74,7 +75,7 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
   ConfigWrite out;
   Status s = writer.Atomically([&]() -> Status {
     std::set<std::string> listed;
-    for (const cli::RepoConfig& r : config.config.repos) {
+    for (const service::RepoConfig& r : config.config.repos) {
       store::RepoRecord record;
       record.id = r.id;
       record.refs = r.refs;
@@ -106,4 +107,4 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
   return out;
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::app

@@ -21,7 +21,7 @@
 #include "estimator/base/result.h"
 #include "tracker/hub/hub_settings.h"
 
-namespace hubwatch::cli {
+namespace hubwatch::service {
 
 struct RepoConfig {
   std::string id;
@@ -112,4 +112,4 @@ Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config);
 // The Hub endpoint and token: the config's, else the environment's (hub::LoadHubSettings).
 Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config);
 
-}  // namespace hubwatch::cli
+}  // namespace hubwatch::service

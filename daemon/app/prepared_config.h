@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/store/store.h"
 
-namespace hubwatch::service {
+namespace hubwatch::app {
 
 struct PreparedConfig {
-  cli::DaemonConfig config;
+  service::DaemonConfig config;
   hub::HubSettings hub;                    // endpoint and token (config, else environment)
   std::optional<std::string> admin_token;  // from admin_token_file
   std::vector<store::Store::Subscription> subscriptions;  // secrets read and parsed
@@ -34,7 +34,7 @@ struct PreparedConfig {
 // Checks `config` as a start needs it: `listen` an address, the store's directory present, the
 // token, admin token and webhook secret files readable and well-formed, the webhook targets
 // allowed. Errors are bad input and name the key. Reads files; any thread.
-Result<PreparedConfig> PrepareConfig(cli::DaemonConfig config);
+Result<PreparedConfig> PrepareConfig(service::DaemonConfig config);
 
 // The keys that take effect only at a restart and whose values differ between the two, in
 // config order ("listen", "store", "hub.endpoint", ...). Secrets are compared by content and
@@ -54,4 +54,4 @@ struct ConfigWrite {
 // config subscriptions. On error nothing was written. REQUIRES: `writer` is the store thread's.
 Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now);
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::app

@@ -1,6 +1,6 @@
 #pragma once
 
-// Service: `hubwatch serve` - the long-running daemon.
+// Service: `hubwatch serve` - the long-running daemon, assembled from the layers below it.
 //
 // Threads and ownership:
 //   network thread   runs the one io_context: the hub client (libcurl multi on Asio), the
@@ -9,7 +9,9 @@
 //   store thread     owned by ThreadedStoreAccess: every database write, and the CPU-heavy part
 //                    of ingesting a revision (diff engines, estimate, OSV, the commit), which
 //                    the poller offloads there
-// The Service owns everything; components get references and must not outlive it.
+// The Service owns everything; components get references and must not outlive it. It wires
+// them (this file); service::PollLoop ticks, service::StatusReporter pings the watchdog and
+// reports the status, Reloader answers SIGHUP.
 //
 // Lifecycle: READY=1 once the store is open, the listener bound and the first schedule armed;
 // SIGTERM/SIGINT send STOPPING=1, stop scheduling, abandon in-flight Hub calls (a revision is
@@ -25,7 +27,7 @@
 #include <memory>
 #include <string>
 
-#include "config.h"
+#include "daemon/service/config.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/result.h"
 
@@ -34,20 +36,22 @@ class logger;
 }
 
 namespace hubwatch::service {
-
 class Notifier;
+}
+
+namespace hubwatch::app {
 
 struct ServiceOptions {
-  cli::DaemonConfig config;
+  service::DaemonConfig config;
   std::shared_ptr<spdlog::logger> logger;
   // Re-reads the configuration on SIGHUP (default: LoadConfig(config.path)).
-  std::function<Result<cli::DaemonConfig>()> reload;
+  std::function<Result<service::DaemonConfig>()> reload;
   const Clock* clock = &SystemClock();  // never null; thread-safe
 };
 
 class Service {
  public:
-  Service(ServiceOptions options, const Notifier& notifier);
+  Service(ServiceOptions options, const service::Notifier& notifier);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
@@ -64,4 +68,4 @@ class Service {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::app

@@ -1,4 +1,4 @@
-#include "config.h"
+#include "daemon/service/config.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,7 +12,7 @@
 #include "estimator/base/text.h"
 #include "tracker/hub/repo_id.h"
 
-namespace hubwatch::cli {
+namespace hubwatch::service {
 namespace {
 
 constexpr size_t kMaxConfigBytes = 64 << 20;
@@ -462,4 +462,4 @@ Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
   return settings;
 }
 
-}  // namespace hubwatch::cli
+}  // namespace hubwatch::service

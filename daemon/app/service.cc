@@ -1,0 +1,345 @@
+#include "daemon/app/service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <csignal>
+
+#include "daemon/api/api_server.h"
+#include "daemon/app/prepared_config.h"
+#include "daemon/app/reloader.h"
+#include "daemon/service/metrics.h"
+#include "daemon/service/notify.h"
+#include "daemon/service/poll_loop.h"
+#include "daemon/service/poll_metrics.h"
+#include "daemon/service/service_control.h"
+#include "daemon/service/service_etag_cache.h"
+#include "daemon/service/signals.h"
+#include "daemon/service/status_reporter.h"
+#include "daemon/service/store_access.h"
+#include "daemon/service/store_gauges.h"
+#include "daemon/subscriptions/webhooks.h"
+#include "tracker/hub/client.h"
+#include "tracker/hub/hub_settings.h"
+#include "tracker/pipeline/poller.h"
+
+namespace hubwatch::app {
+namespace {
+
+constexpr auto kStopDeadline = std::chrono::seconds(9);
+
+// 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
+int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
+
+std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
+
+}  // namespace
+
+// The wiring: opens the store, builds the hub client, the poller, the webhooks and the API on
+// one io_context, and runs it; starts and stops them in order. The poll loop, the status
+// reporter and the reloader do the rest.
+class Service::Impl final : public service::ServiceControl, public ReloadTarget {
+ public:
+  Impl(ServiceOptions options, const service::Notifier& notifier)
+      : options_(std::move(options)),
+        notify_(notifier),
+        log_(options_.logger),
+        signals_(io_, SIGTERM, SIGINT, SIGHUP),
+        deadline_(io_),
+        loop_(io_, clock_, log_, poll_metrics_,
+              {.published = [this] { OnPublished(); }, .drained = [this] { OnDrained(); }}) {}
+
+  int Run() {
+    // signals_ has installed its handlers: a signal is now queued for it, not fatal.
+    service::UnblockServiceSignals();
+
+    Result<PreparedConfig> prepared = PrepareConfig(options_.config);
+    if (!prepared.ok()) return Fatal(prepared.error());
+    started_ = std::make_unique<const PreparedConfig>(std::move(prepared).value());
+    const service::DaemonConfig& config = started_->config;
+    Result<std::unique_ptr<service::ThreadedStoreAccess>> access =
+        service::ThreadedStoreAccess::Open(io_, config.store);
+    if (!access.ok()) return Fatal(access.error());
+    store_ = std::move(access).value();
+    service::RefreshStoreGaugesAtEveryScrape(metrics_, *store_);
+    log_->info("store {} open (schema version {})", config.store, store::Store::SchemaVersion());
+    webhooks_ = std::make_unique<subscriptions::Webhooks>(
+        io_, *store_, metrics_, [this](std::string_view line) { log_->info("{}", line); });
+
+    const hub::HubSettings& settings = started_->hub;
+    has_token_ = !settings.token.empty();
+    log_->info("hub {} ({})", settings.endpoint,
+               has_token_ ? "token from " + settings.token_source : std::string("anonymous"));
+    hub::HubClientOptions client;
+    client.settings = settings;
+    client.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
+    client.log = [this](std::string_view line) { log_->debug("hub: {}", line); };
+    const std::string hub_url = client.settings.endpoint;
+    hub_ = std::make_unique<hub::HubStack>(
+        io_, std::move(client), std::make_unique<service::ServiceEtagCache>(*store_, clock_));
+    // The Hub counters are current at every scrape, not only when a poll ends: a stalled or
+    // retrying poll shows its requests and waits at once, and a scrape that sees a revision
+    // also sees the requests that fetched it. The API renders on this (the network) thread,
+    // where the client's accounting is written.
+    metrics_.BeforeRender([this] {
+      if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
+    });
+
+    // The start writes the configuration as a reload does, and waits for it.
+    auto wrote = std::make_shared<ConfigWrite>();
+    if (Status s = Await([&](auto done) { WriteToStore(*started_, wrote, std::move(done)); });
+        !s.ok()) {
+      return Fatal(s.error());
+    }
+    Apply(*started_, *wrote);
+    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
+
+    reloader_ = std::make_unique<Reloader>(
+        [this]() -> Result<service::DaemonConfig> {
+          return options_.reload ? options_.reload() : service::LoadConfig(options_.config.path);
+        },
+        *started_, *this, notify_, metrics_, log_);
+    status_ =
+        std::make_unique<service::StatusReporter>(io_, notify_, metrics_, loop_, store_->reads());
+    signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
+    loop_.Start(hub_->client(), *poller_);
+    status_->Start();
+    ready_ = true;
+    (void)notify_.Ready();
+    log_->info("ready: watching {} repos every {} s; API on {}:{}", loop_.scheduler().size(),
+               loop_.scheduler().options().interval_s, ListenHost(config.api.listen),
+               api_port_.load());
+    io_.run();
+    api_.reset();
+    webhooks_.reset();
+    store_->Shutdown();
+    log_->info("stopped");
+    return 0;
+  }
+
+  void Stop() {
+    boost::asio::post(io_, [this] { BeginStop("stop requested"); });
+  }
+
+  uint16_t api_port() const { return api_port_.load(); }
+
+  // ServiceControl, for the API (network thread).
+  void RepoAdded(const std::string& id) override {
+    if (stopping_) return;
+    loop_.scheduler().Track(id, 0);
+    UpdateRepoGauge();
+    loop_.Rearm();
+  }
+  void RepoRemoved(const std::string& id) override {
+    loop_.scheduler().Untrack(id);
+    UpdateRepoGauge();
+  }
+  bool ready() const override { return ready_ && !stopping_; }
+  std::string status_line() const override { return loop_.StatusLine(); }
+  std::vector<service::RepoSchedule> schedule() const override {
+    std::vector<service::RepoSchedule> out;
+    const service::Scheduler& s = loop_.scheduler();
+    for (const auto& [repo, at] : s.due()) out.push_back({repo, at, s.polling(repo)});
+    return out;
+  }
+
+  // ReloadTarget, for the start and the reloader: the store write on the store thread (`done`
+  // runs on this thread with its status, `wrote` filled when it is ok)...
+  void WriteToStore(const PreparedConfig& config, std::shared_ptr<ConfigWrite> wrote,
+                    std::function<void(Status)> done) override {
+    store_->Write(
+        [&config, wrote, now = clock_.UnixSeconds()](store::Store& w) -> Status {
+          Result<ConfigWrite> r = WriteConfig(w, config, now);
+          if (!r.ok()) return r.error();
+          *wrote = std::move(r).value();
+          return Status::Ok();
+        },
+        std::move(done));
+  }
+  // ...and what follows it, in memory: cannot fail.
+  void Apply(const PreparedConfig& config, const ConfigWrite& wrote) override {
+    ApplyOptions(config.config);
+    service::Scheduler& scheduler = loop_.scheduler();
+    for (const std::string& id : wrote.untracked) {
+      scheduler.Untrack(id);
+      log_->info("{}: untracked, the configuration no longer lists it", id);
+    }
+    for (const store::RepoRecord& r : wrote.repos) {
+      if (!scheduler.tracked(r.id)) scheduler.Track(r.id, r.next_poll_at);
+    }
+    UpdateRepoGauge();
+    webhooks_->Apply(config.config.webhooks, wrote.all_subscriptions, wrote.subscriptions);
+    loop_.Rearm();
+  }
+  bool stopping() const override { return stopping_; }
+
+ private:
+  // Exit status 2 for bad input (the configuration), 1 for anything else.
+  int Fatal(const Error& why) {
+    log_->error("{}", why.message);
+    (void)notify_.Send("STATUS=failed: " + why.message);
+    api_.reset();
+    if (webhooks_) webhooks_->Stop();
+    webhooks_.reset();
+    if (store_) store_->Shutdown();
+    return why.code == ErrorCode::kInvalidInput ? 2 : 1;
+  }
+
+  // Runs the loop until `start`'s completion is called. Startup only, before io_.run(): never
+  // from a handler (it would restart and re-enter the running loop).
+  template <class Start>
+  Status Await(Start start) {
+    std::optional<Status> done;
+    start([&done](Status s) { done = s; });
+    while (!done) {
+      io_.restart();  // run_one() stops the context when it runs out of work
+      io_.run_one();
+    }
+    io_.restart();
+    return *done;
+  }
+
+  Status StartApi(const service::DaemonConfig& config, const std::string& hub_url) {
+    const std::optional<std::string>& admin = started_->admin_token;
+    api::ApiDeps deps;
+    deps.io = &io_;
+    deps.store = store_.get();
+    deps.metrics = &metrics_;
+    deps.control = this;
+    deps.subscriptions = webhooks_->handler();
+    deps.admin_token = admin;
+    deps.hub_url = hub_url;
+    deps.clock = &clock_;
+    // The heavy read-only routes run on the API's read pool, each worker on a connection of its
+    // own (WAL: readers never block the store thread's writes).
+    deps.open_reader = [path = config.store] { return store::Store::Open(path); };
+    Result<std::unique_ptr<api::ApiServer>> api = api::ApiServer::Start(config.api, deps);
+    if (!api.ok()) return Error::Io("API on " + config.api.listen + ": " + api.error().message);
+    api_ = std::move(api).value();
+    api_port_ = api_->port();
+    if (!admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
+    return Status::Ok();
+  }
+
+  void UpdateRepoGauge() {
+    metrics_.gauge("hubwatch_repos", "tracked repositories")
+        .Set(static_cast<double>(loop_.scheduler().size()));
+  }
+
+  // The scheduler's and the poller's options from `config`; running polls keep their own.
+  void ApplyOptions(const service::DaemonConfig& config) {
+    service::SchedulerOptions s;
+    s.interval_s = config.poll.interval_s;
+    s.max_concurrent = config.poll.max_concurrent;
+    s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token_);
+    s.window_s = config.poll.quota_window_s;
+    loop_.scheduler().SetOptions(s);
+    pipeline::PollerOptions p;
+    p.interval_s = config.poll.interval_s;
+    p.advise_cosmetic = config.poll.advise_cosmetic;
+    p.settle_window_s = config.poll.settle_window_s;
+    p.clock = &clock_;
+    p.outbox_targets = webhooks_->outbox_targets();
+    p.log = [this](std::string_view line) { log_->info("{}", line); };
+    p.offload = [this](std::function<void()> work, std::function<void()> then) {
+      store_->Write(
+          [work = std::move(work)](store::Store&) {
+            work();
+            return Status::Ok();
+          },
+          [then = std::move(then)](Status) { then(); });
+    };
+    p.writer = &store_->writer();
+    p.write_soon = [this](std::function<Status()> work) {
+      store_->WriteSoon([work = std::move(work)](store::Store&) { return work(); });
+    };
+    // Running polls hold a reference to the poller: keep the one object, renew its options.
+    if (poller_) {
+      poller_->SetOptions(std::move(p));
+    } else {
+      poller_ = std::make_unique<pipeline::Poller>(hub_->client(), store_->reads(), std::move(p));
+    }
+  }
+
+  void OnPublished() {
+    if (api_) api_->OnNewAdvisories();
+    if (webhooks_) webhooks_->Kick();
+  }
+
+  void OnSignal(const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    if (sig == SIGHUP) {
+      reloader_->Reload();
+      signals_.async_wait([this](auto e, int s) { OnSignal(e, s); });
+      return;
+    }
+    BeginStop(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  }
+
+  // SIGTERM/SIGINT: no new polls; in-flight ones are abandoned (a revision is committed whole or
+  // not at all); the store thread drains; the loop ends within kStopDeadline.
+  void BeginStop(const std::string& why) {
+    if (stopping_) return;
+    stopping_ = true;
+    (void)notify_.Stopping();
+    log_->info("{}: stopping ({} poll(s) in flight are abandoned; nothing half-written)", why,
+               loop_.scheduler().in_flight());
+    signals_.cancel();
+    if (status_) status_->Stop();
+    if (api_) api_->Stop();
+    webhooks_->Stop();
+    hub_->client().Shutdown();
+    deadline_.expires_after(kStopDeadline);
+    deadline_.async_wait([this](auto ec) {
+      if (ec) return;
+      log_->warn("stop deadline reached with {} poll(s) unfinished", loop_.scheduler().in_flight());
+      io_.stop();
+    });
+    loop_.Stop();
+  }
+
+  // The last poll ended after BeginStop: let queued writes land (they post their completions
+  // here), then leave the loop.
+  void OnDrained() {
+    deadline_.cancel();
+    store_->Write([](store::Store&) { return Status::Ok(); }, [this](Status) { io_.stop(); });
+  }
+
+  ServiceOptions options_;
+  const Clock& clock_ = *options_.clock;
+  // What the service started with: the keys that need a restart keep these values.
+  std::unique_ptr<const PreparedConfig> started_;
+  const service::Notifier& notify_;
+  std::shared_ptr<spdlog::logger> log_;
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer deadline_;
+  service::Metrics metrics_;
+  service::PollMetrics poll_metrics_{metrics_};
+  service::PollLoop loop_;
+  std::unique_ptr<service::ThreadedStoreAccess> store_;
+  std::unique_ptr<hub::HubStack> hub_;
+  std::unique_ptr<pipeline::Poller> poller_;
+  std::unique_ptr<subscriptions::Webhooks> webhooks_;
+  std::unique_ptr<api::ApiServer> api_;
+  std::unique_ptr<Reloader> reloader_;
+  std::unique_ptr<service::StatusReporter> status_;
+  std::atomic<uint16_t> api_port_{0};
+  bool ready_ = false;
+  bool has_token_ = false;
+  bool stopping_ = false;
+};
+
+Service::Service(ServiceOptions options, const service::Notifier& notifier)
+    : impl_(std::make_unique<Impl>(std::move(options), notifier)) {}
+Service::~Service() = default;
+int Service::Run() { return impl_->Run(); }
+void Service::Stop() { impl_->Stop(); }
+uint16_t Service::api_port() const { return impl_->api_port(); }
+
+}  // namespace hubwatch::app

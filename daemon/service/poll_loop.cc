@@ -1,0 +1,125 @@
+#include "daemon/service/poll_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+namespace hubwatch::service {
+namespace {
+
+// The longest the timer sleeps: the watchdog's measure of a live loop.
+constexpr int64_t kMaxSleepS = 60;
+
+}  // namespace
+
+PollLoop::PollLoop(boost::asio::io_context& io, const Clock& clock,
+                   std::shared_ptr<spdlog::logger> log, PollMetrics& metrics, Hooks hooks)
+    : io_(io),
+      clock_(clock),
+      log_(std::move(log)),
+      metrics_(metrics),
+      hooks_(std::move(hooks)),
+      tick_(io),
+      last_tick_(clock.Now()) {}
+
+void PollLoop::Start(hub::HubClient& hub, pipeline::Poller& poller) {
+  hub_ = &hub;
+  poller_ = &poller;
+  Tick();
+}
+
+void PollLoop::Rearm() {
+  if (!poller_) return;  // not started: Start() looks at the schedule
+  tick_.cancel();
+  Tick();
+}
+
+void PollLoop::Stop() {
+  stopping_ = true;
+  tick_.cancel();
+  MaybeDrained();
+}
+
+bool PollLoop::alive() const {
+  return clock_.Now() - last_tick_ < std::chrono::seconds(2 * kMaxSleepS);
+}
+
+std::string PollLoop::StatusLine() const {
+  const std::string last = last_cycle_
+                               ? std::to_string(clock_.UnixSeconds() - last_cycle_) + "s ago"
+                               : std::string("none yet");
+  return "watching " + std::to_string(scheduler_.size()) + " repos; " +
+         std::to_string(scheduler_.in_flight()) + " polling; last poll " + last + "; " +
+         std::to_string(errors_) + " errors";
+}
+
+void PollLoop::Tick() {
+  if (stopping_) return;
+  last_tick_ = clock_.Now();
+  const int64_t now = clock_.UnixSeconds();
+  for (const std::string& repo : scheduler_.TakeDue(now)) StartPoll(repo);
+  const int64_t wake =
+      std::min(scheduler_.NextWake(now).value_or(now + kMaxSleepS), now + kMaxSleepS);
+  tick_.expires_after(std::chrono::seconds(std::max<int64_t>(1, wake - now)));
+  tick_.async_wait([this](auto ec) {
+    if (!ec) Tick();
+  });
+}
+
+void PollLoop::StartPoll(const std::string& repo) {
+  const SteadyTime started = clock_.Now();
+  poller_->Poll(repo, [this, repo, started](pipeline::PollReport r) {
+    Finished(repo, r, std::chrono::duration<double>(clock_.Now() - started).count());
+  });
+}
+
+void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, double seconds) {
+  metrics_.RecordPoll(r, seconds);
+  metrics_.SyncHub(hub_->accounting());
+  ObserveHubBudget();
+  const int64_t now = clock_.UnixSeconds();
+  if (!r.ok && !r.abandoned) {
+    ++errors_;
+    log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
+               r.never_seen ? "not found" : store::RepoStateName(r.state), r.next_poll_at - now);
+  } else if (r.head_moved) {
+    log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}", repo, r.revisions,
+               r.changes, r.advisories, r.history_rewritten ? ", history rewritten" : "");
+  } else {
+    log_->debug("{}: unchanged ({} request)", repo, r.stats.requests);
+  }
+  last_cycle_ = now;
+  scheduler_.Finished(repo, r.next_poll_at ? r.next_poll_at : now + scheduler_.options().interval_s,
+                      r.stats.requests, now);
+  // A burst publishes when it settles, not at the repo's next slot.
+  const std::optional<int64_t> next = scheduler_.next_poll_at(repo);
+  if (r.settles_at && next && *r.settles_at < *next) scheduler_.Track(repo, *r.settles_at);
+  if (r.published > 0 && hooks_.published) hooks_.published();
+  if (stopping_) {
+    MaybeDrained();
+  } else {
+    boost::asio::post(io_, [this] { Rearm(); });
+  }
+}
+
+// The scheduler follows the Hub's RateLimit headers for the api bucket.
+void PollLoop::ObserveHubBudget() {
+  const hub::BucketStatus api = hub_->bucket_status("api");
+  std::optional<int64_t> paused_until;
+  if (api.paused_until) {
+    const auto left = *api.paused_until - clock_.Now();
+    paused_until = clock_.UnixSeconds() + std::chrono::ceil<std::chrono::seconds>(left).count();
+  }
+  scheduler_.ObserveHub(paused_until, api.quota, api.window_seconds);
+}
+
+void PollLoop::MaybeDrained() {
+  if (scheduler_.in_flight() > 0 || !hooks_.drained) return;
+  auto drained = std::move(hooks_.drained);
+  hooks_.drained = nullptr;
+  drained();
+}
+
+}  // namespace hubwatch::service

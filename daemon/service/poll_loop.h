@@ -1,0 +1,77 @@
+#pragma once
+
+// PollLoop: the service's heartbeat. One timer wakes at the scheduler's next due time (at most a
+// minute away); each wake starts the polls the scheduler hands out, and each poll's end records
+// its outcome (metrics, one log line, the repo's next slot, a settling burst's wake), follows the
+// Hub's RateLimit headers, and re-arms the timer.
+//
+// Thread safety: network thread only. Ownership: borrows everything it is given; REQUIRES: the
+// io_context, clock, logger and metrics outlive it, and the client and poller given to Start
+// outlive every poll it starts.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "daemon/service/poll_metrics.h"
+#include "daemon/service/scheduler.h"
+#include "estimator/base/clock.h"
+#include "tracker/hub/client.h"
+#include "tracker/pipeline/poller.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace hubwatch::service {
+
+class PollLoop {
+ public:
+  struct Hooks {
+    std::function<void()> published;  // a poll published advisories
+    std::function<void()> drained;    // after Stop(): the last poll in flight ended
+  };
+  PollLoop(boost::asio::io_context& io, const Clock& clock, std::shared_ptr<spdlog::logger> log,
+           PollMetrics& metrics, Hooks hooks);
+
+  // Starts ticking. REQUIRES: called once.
+  void Start(hub::HubClient& hub, pipeline::Poller& poller);
+  // Looks at the schedule now (a repo was added, the options changed).
+  void Rearm();
+  // Starts nothing more; polls in flight end (or are abandoned by the client's shutdown) and
+  // `drained` runs once none is left (at once when none is).
+  void Stop();
+
+  Scheduler& scheduler() { return scheduler_; }
+  const Scheduler& scheduler() const { return scheduler_; }
+  // Whether the timer ran lately: false when the loop is wedged (the watchdog stops pinging).
+  bool alive() const;
+  // "watching 12 repos; 1 polling; last poll 14s ago; 0 errors"
+  std::string StatusLine() const;
+
+ private:
+  void Tick();
+  void StartPoll(const std::string& repo);
+  void Finished(const std::string& repo, const pipeline::PollReport& report, double seconds);
+  void ObserveHubBudget();
+  void MaybeDrained();
+
+  boost::asio::io_context& io_;
+  const Clock& clock_;
+  std::shared_ptr<spdlog::logger> log_;
+  PollMetrics& metrics_;
+  Hooks hooks_;
+  boost::asio::steady_timer tick_;
+  Scheduler scheduler_{SchedulerOptions{}};
+  hub::HubClient* hub_ = nullptr;
+  pipeline::Poller* poller_ = nullptr;
+  SteadyTime last_tick_;
+  int64_t last_cycle_ = 0;  // Unix seconds of the last poll's end; 0: none yet
+  int64_t errors_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace hubwatch::service
