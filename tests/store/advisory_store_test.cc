@@ -94,8 +94,8 @@ TEST_F(AdvisoryStoreTest, AHeldBurstSettlesAsOneAndIsRestamped) {
   for (const AdvisoryRecord& r : *all) {
     EXPECT_EQ(r.published, when);
     EXPECT_EQ(r.modified, when);
-    EXPECT_EQ(r.osv["published"], when);
-    EXPECT_EQ(r.osv["modified"], when);
+    EXPECT_EQ(r.osv.value("published", ""), when);
+    EXPECT_EQ(r.osv.value("modified", ""), when);
   }
   EXPECT_EQ((*all)[0].osv["database_specific"]["ingested_at"], advisory::Rfc3339(1700000000));
   EXPECT_EQ((*all)[1].osv["database_specific"]["ingested_at"], advisory::Rfc3339(1700000100));
