@@ -61,11 +61,11 @@ int History(const Args& args, std::ostream& out, std::ostream& err) {
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "history", opened.error());
   store::Store& store = *opened->store;
-  Result<std::vector<store::RevisionRecord>> revs = store.ListRevisions(positional[0]);
+  Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(positional[0]);
   if (!revs.ok()) return Fail(err, "history", revs.error());
   nlohmann::json list = nlohmann::json::array();
   for (const store::RevisionRecord& r : *revs) {
-    Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(r.repo, r.sha);
+    Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(r.repo, r.sha);
     if (!changes.ok()) return Fail(err, "history", changes.error());
     if (flags.json) {
       nlohmann::json j = RevisionJson(r);
@@ -115,7 +115,7 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
   }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "changes", opened.error());
-  Result<std::vector<store::ChangeRecord>> changes = opened->store->ListChanges(q);
+  Result<std::vector<store::ChangeRecord>> changes = opened->store->revisions().ListChanges(q);
   if (!changes.ok()) return Fail(err, "changes", changes.error());
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : *changes) {
@@ -171,7 +171,7 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
   if (!positional.empty()) q.repo = positional[0];
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "advisories", opened.error());
-  Result<std::vector<store::AdvisoryRecord>> list = opened->store->ListAdvisories(q);
+  Result<std::vector<store::AdvisoryRecord>> list = opened->store->advisories().ListAdvisories(q);
   if (!list.ok()) return Fail(err, "advisories", list.error());
   if (flags.values.count("--export")) {
     const std::string& dir = flags.values["--export"];
@@ -214,7 +214,7 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "show", opened.error());
   store::Store& store = *opened->store;
-  Result<std::vector<store::RevisionRecord>> revs = store.ListRevisions(repo);
+  Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(repo);
   if (!revs.ok()) return Fail(err, "show", revs.error());
   const store::RevisionRecord* rev = nullptr;
   for (const auto& r : *revs) {
@@ -232,10 +232,12 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
                 Error::InvalidInput("no revision " + EscapeForTerminal(prefix) + " of " +
                                     EscapeForTerminal(repo)));
   }
-  Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(repo, rev->sha);
-  Result<std::optional<store::EstimateRecord>> estimate = store.GetEstimate(repo, rev->sha);
-  Result<diff::Manifest> manifest = store.GetManifest(repo, rev->sha);
-  Result<std::vector<store::AdvisoryRecord>> advisories = store.ListAdvisories({.repo = repo});
+  Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(repo, rev->sha);
+  Result<std::optional<store::EstimateRecord>> estimate =
+      store.revisions().GetEstimate(repo, rev->sha);
+  Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, rev->sha);
+  Result<std::vector<store::AdvisoryRecord>> advisories =
+      store.advisories().ListAdvisories({.repo = repo});
   for (const Status& s : {Status(changes.ok() ? Status() : changes.error()),
                           Status(estimate.ok() ? Status() : estimate.error()),
                           Status(manifest.ok() ? Status() : manifest.error()),

@@ -95,8 +95,7 @@ std::string TimeAgo(int64_t seconds) {
   return Plural(seconds / (365 * 86400), "year") + " ago";
 }
 
-Badge PinBadge(std::string_view pin_sha, const store::Store::ChangeTally& tally,
-               std::string_view kind) {
+Badge PinBadge(std::string_view pin_sha, const store::ChangeTally& tally, std::string_view kind) {
   const int64_t n = tally.behavioral + tally.breaking;
   const std::string what = kind.empty() ? "change" : KindLabel(kind) + " change";
   Badge b;

@@ -38,8 +38,7 @@ std::string TimeAgo(int64_t seconds);
 // changes since pin". Red when one of them breaks loading or shapes, orange otherwise, green
 // for none. `kind` "" = any kind; otherwise the message names it ("2 chat template changes
 // since 1a2b3c4").
-Badge PinBadge(std::string_view pin_sha, const store::Store::ChangeTally& tally,
-               std::string_view kind);
+Badge PinBadge(std::string_view pin_sha, const store::ChangeTally& tally, std::string_view kind);
 
 // Without a pin: "<kind> changed 2 days ago" (label: the kind, or "changed" for any kind),
 // orange within a week, blue before; "no changes" (green) when nothing but cosmetic changes.

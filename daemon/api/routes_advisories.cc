@@ -56,7 +56,7 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
       q.since_time = advisory::Rfc3339(*t);
     }
   }
-  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().ListAdvisories(q);
+  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().advisories().ListAdvisories(q);
   if (!list.ok()) return respond(StoreFailure(list.error()));
   nlohmann::json entries = nlohmann::json::array();
   for (const store::AdvisoryRecord& a : *list) entries.push_back(AdvisoryEntryJson(a));
@@ -71,7 +71,7 @@ void AtomFeed(const ApiContext& ctx, const HttpRequest& request, Respond respond
   if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
   Result<std::optional<int64_t>> limit = f.query.Int("limit", 1, kMaxLimit);
   if (!limit.ok()) return respond(BadRequest(limit.error().message));
-  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().RecentAdvisories(
+  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().advisories().RecentAdvisories(
       {.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kFeedEntries)});
   if (!list.ok()) return respond(StoreFailure(list.error()));
   AtomOptions options;
@@ -103,7 +103,7 @@ void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) 
     if (!seq) return respond(BadRequest("Last-Event-ID (or since) must be an advisory seq"));
     start.after_seq = *seq;
   } else {
-    Result<int64_t> max = ctx.reads().MaxAdvisorySeq();
+    Result<int64_t> max = ctx.reads().advisories().MaxAdvisorySeq();
     if (!max.ok()) return respond(StoreFailure(max.error()));
     start.after_seq = *max;
   }

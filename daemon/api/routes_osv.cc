@@ -24,11 +24,11 @@ bool IsHexPrefix(const std::string& s) {
 Result<std::string> ResolveVersion(store::Store& store, const std::string& repo,
                                    const std::string& version) {
   if (IsHexPrefix(version)) {
-    Result<std::vector<std::string>> shas = store.FindRevisionShas(repo, version, 2);
+    Result<std::vector<std::string>> shas = store.revisions().FindRevisionShas(repo, version, 2);
     if (!shas.ok()) return shas.error();
     return shas->size() == 1 ? shas->front() : std::string();
   }
-  Result<std::optional<std::string>> head = store.GetRefHead(repo, version);
+  Result<std::optional<std::string>> head = store.revisions().GetRefHead(repo, version);
   if (!head.ok()) return head.error();
   return head->value_or("");
 }
@@ -53,14 +53,14 @@ Result<Page> RunQuery(const ApiContext& ctx, const OsvQuery& q) {
   if (!q.repo.empty()) {
     repos.push_back(q.repo);
   } else {
-    Result<std::vector<std::string>> found = store.ReposWithRevision(commit);
+    Result<std::vector<std::string>> found = store.revisions().ReposWithRevision(commit);
     if (!found.ok()) return found.error();
     repos = std::move(found).value();
   }
   const int64_t size = std::max<int64_t>(1, ctx.tuning.osv_page_size);
   // seq is global, so pages over several repos merge by seq.
   for (const std::string& repo : repos) {
-    Result<std::vector<store::AdvisoryRecord>> found = store.AdvisoriesAffecting(
+    Result<std::vector<store::AdvisoryRecord>> found = store.advisories().AdvisoriesAffecting(
         {.repo = repo, .commit = commit, .after_seq = q.after_seq, .limit = size + 1});
     if (!found.ok()) return found.error();
     for (store::AdvisoryRecord& a : *found) page.vulns.push_back(std::move(a));
@@ -104,7 +104,7 @@ nlohmann::json PageJson(const Page& page, bool full) {
 
 void GetVuln(const ApiContext& ctx, const PathParams& params, Respond respond) {
   const std::string& id = params.at("id");
-  Result<std::optional<store::AdvisoryRecord>> a = ctx.reads().GetAdvisory(id);
+  Result<std::optional<store::AdvisoryRecord>> a = ctx.reads().advisories().GetAdvisory(id);
   if (!a.ok()) return respond(StoreFailure(a.error()));
   if (!a->has_value()) {
     return respond(HttpReply::Error(404, "no advisory " + id.substr(0, 80)));

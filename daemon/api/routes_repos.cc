@@ -35,7 +35,7 @@ std::optional<HttpReply> Limit(const QueryParams& query, int64_t* limit) {
 }
 
 void ListRepos(const ApiContext& ctx, Respond respond) {
-  Result<std::vector<store::RepoRecord>> repos = ctx.reads().ListRepos();
+  Result<std::vector<store::RepoRecord>> repos = ctx.reads().revisions().ListRepos();
   if (!repos.ok()) return respond(StoreFailure(repos.error()));
   nlohmann::json list = nlohmann::json::array();
   for (const store::RepoRecord& r : *repos) list.push_back(RepoJson(r));
@@ -45,10 +45,11 @@ void ListRepos(const ApiContext& ctx, Respond respond) {
 void GetRepo(const ApiContext& ctx, const PathParams& params, Respond respond) {
   std::string repo;
   if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
-  Result<std::optional<store::RepoRecord>> r = ctx.reads().GetRepo(repo);
+  Result<std::optional<store::RepoRecord>> r = ctx.reads().revisions().GetRepo(repo);
   if (!r.ok()) return respond(StoreFailure(r.error()));
   if (!r->has_value()) return respond(HttpReply::Error(404, "repo " + repo + " is not tracked"));
-  Result<std::optional<store::RevisionRecord>> latest = ctx.reads().LatestRevision(repo);
+  Result<std::optional<store::RevisionRecord>> latest =
+      ctx.reads().revisions().LatestRevision(repo);
   if (!latest.ok()) return respond(StoreFailure(latest.error()));
   nlohmann::json j = RepoJson(**r);
   j["latest_revision"] = latest->has_value() ? nlohmann::json((*latest)->sha) : nlohmann::json();
@@ -69,7 +70,7 @@ void ListRevisions(const ApiContext& ctx, const HttpRequest& request, const Path
     }
   }
   Result<std::vector<store::RevisionRecord>> revs =
-      ctx.reads().ListRevisions(repo, limit + 1, before);
+      ctx.reads().revisions().ListRevisions(repo, limit + 1, before);
   if (!revs.ok()) return respond(StoreFailure(revs.error()));
   const bool more = static_cast<int64_t>(revs->size()) > limit;
   if (more) revs->resize(static_cast<size_t>(limit));
@@ -87,10 +88,10 @@ void GetRevision(const ApiContext& ctx, const PathParams& params, Respond respon
   if (auto failed = ResolveRevision(ctx, repo, params.at("sha"), "sha", &sha)) {
     return respond(std::move(*failed));
   }
-  Result<std::optional<store::RevisionRecord>> rev = ctx.reads().GetRevision(repo, sha);
+  Result<std::optional<store::RevisionRecord>> rev = ctx.reads().revisions().GetRevision(repo, sha);
   if (!rev.ok()) return respond(StoreFailure(rev.error()));
   if (!rev->has_value()) return respond(HttpReply::Error(404, "revision " + sha + " vanished"));
-  Result<std::vector<store::ChangeRecord>> changes = ctx.reads().ChangesOf(repo, sha);
+  Result<std::vector<store::ChangeRecord>> changes = ctx.reads().revisions().ChangesOf(repo, sha);
   if (!changes.ok()) return respond(StoreFailure(changes.error()));
   nlohmann::json j = RevisionJson(**rev);
   j["repo"] = repo;
@@ -135,8 +136,8 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   }
   Result<std::vector<store::ChangeRecord>> changes =
       !since_sha.empty()
-          ? ctx.reads().ChangesAfter(repo, since_sha, kind)
-          : ctx.reads().ListChanges(
+          ? ctx.reads().revisions().ChangesAfter(repo, since_sha, kind)
+          : ctx.reads().revisions().ListChanges(
                 {.repo = repo, .kind = kind, .since = since_time, .limit = limit + 1});
   if (!changes.ok()) return respond(StoreFailure(changes.error()));
   const bool truncated = static_cast<int64_t>(changes->size()) > limit;
@@ -159,9 +160,9 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
     if (auto failed = ResolveRevision(ctx, repo, *revision, "revision", &sha)) {
       return respond(std::move(*failed));
     }
-    e = ctx.reads().GetEstimate(repo, sha);
+    e = ctx.reads().revisions().GetEstimate(repo, sha);
   } else {
-    e = ctx.reads().LatestEstimate(repo);
+    e = ctx.reads().revisions().LatestEstimate(repo);
   }
   if (!e.ok()) return respond(StoreFailure(e.error()));
   if (!e->has_value()) {

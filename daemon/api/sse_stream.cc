@@ -52,7 +52,8 @@ void SseStream::Pump() {
   }
   store::Query q{
       .repo = start_.repo, .kind = start_.kind, .since = start_.after_seq, .limit = kStreamBatch};
-  Result<std::vector<store::AdvisoryRecord>> batch = core_->ctx().reads().ListAdvisories(q);
+  Result<std::vector<store::AdvisoryRecord>> batch =
+      core_->ctx().reads().advisories().ListAdvisories(q);
   if (!batch.ok()) return Close();
   if (batch->empty()) return;
   std::string out;

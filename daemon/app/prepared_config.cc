@@ -38,7 +38,7 @@ Result<PreparedConfig> PrepareConfig(service::DaemonConfig config) {
   if (!hub.ok()) return hub.error();
   Result<std::optional<std::string>> admin = service::ReadAdminToken(config);
   if (!admin.ok()) return admin.error();
-  Result<std::vector<store::Store::Subscription>> subscriptions =
+  Result<std::vector<store::Subscription>> subscriptions =
       subscriptions::LoadConfigSubscriptions(config.subscriptions, config.webhooks);
   if (!subscriptions.ok()) return subscriptions.error();
   return PreparedConfig{std::move(config), std::move(hub).value(), std::move(admin).value(),
@@ -80,25 +80,25 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
       record.id = r.id;
       record.refs = r.refs;
       record.added_at = now;
-      record.source = "config";
-      if (Status a = writer.AddRepo(record); !a.ok()) return a;
+      record.source = store::Source::kConfig;
+      if (Status a = writer.revisions().AddRepo(record); !a.ok()) return a;
       listed.insert(r.id);
     }
-    Result<std::vector<store::RepoRecord>> stored = writer.ListRepos();
+    Result<std::vector<store::RepoRecord>> stored = writer.revisions().ListRepos();
     if (!stored.ok()) return stored.error();
     for (store::RepoRecord& r : *stored) {
-      if (r.source == "config" && !listed.count(r.id)) {
-        if (Status d = writer.RemoveRepo(r.id); !d.ok()) return d;
+      if (r.source == store::Source::kConfig && !listed.count(r.id)) {
+        if (Status d = writer.revisions().RemoveRepo(r.id); !d.ok()) return d;
         out.untracked.push_back(r.id);
       } else {
         out.repos.push_back(std::move(r));
       }
     }
-    Result<store::Store::SubscriptionSync> sync =
-        writer.SyncConfigSubscriptions(config.subscriptions, now);
+    Result<store::SubscriptionSync> sync =
+        writer.outbox().SyncConfigSubscriptions(config.subscriptions, now);
     if (!sync.ok()) return sync.error();
     out.subscriptions = *sync;
-    Result<std::vector<store::Store::Subscription>> all = writer.ListSubscriptions();
+    Result<std::vector<store::Subscription>> all = writer.outbox().ListSubscriptions();
     if (!all.ok()) return all.error();
     out.all_subscriptions = std::move(all).value();
     return Status::Ok();

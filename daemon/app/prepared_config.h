@@ -26,9 +26,9 @@ namespace hubwatch::app {
 
 struct PreparedConfig {
   service::DaemonConfig config;
-  hub::HubSettings hub;                    // endpoint and token (config, else environment)
-  std::optional<std::string> admin_token;  // from admin_token_file
-  std::vector<store::Store::Subscription> subscriptions;  // secrets read and parsed
+  hub::HubSettings hub;                            // endpoint and token (config, else environment)
+  std::optional<std::string> admin_token;          // from admin_token_file
+  std::vector<store::Subscription> subscriptions;  // secrets read and parsed
 };
 
 // Checks `config` as a start needs it: `listen` an address, the store's directory present, the
@@ -43,10 +43,10 @@ std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
                                             const PreparedConfig& next);
 
 struct ConfigWrite {
-  std::vector<std::string> untracked;            // config repos no longer listed, removed
-  std::vector<store::RepoRecord> repos;          // every tracked repo after the write
-  store::Store::SubscriptionSync subscriptions;  // what changed among config subscriptions
-  std::vector<store::Store::Subscription> all_subscriptions;  // after the write
+  std::vector<std::string> untracked;                  // config repos no longer listed, removed
+  std::vector<store::RepoRecord> repos;                // every tracked repo after the write
+  store::SubscriptionSync subscriptions;               // what changed among config subscriptions
+  std::vector<store::Subscription> all_subscriptions;  // after the write
 };
 
 // Makes the store match `config` in one transaction: its repos added (or their refs updated)

@@ -10,6 +10,7 @@
 
 #include "estimator/base/json_nesting.h"
 #include "estimator/base/text.h"
+#include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::service {
@@ -178,7 +179,7 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
       if (s.contains("min_impact")) {
         Result<std::string> m = String(s["min_impact"], where + ".min_impact");
         if (!m.ok()) return m.error();
-        if (*m != "cosmetic" && *m != "behavioral" && *m != "breaking") {
+        if (!diff::ParseImpact(*m)) {
           return Bad(where + ".min_impact must be cosmetic, behavioral or breaking");
         }
         sub.min_impact = *m;

@@ -21,13 +21,13 @@ void RefreshStoreGaugesAtEveryScrape(Metrics& metrics, const StoreAccess& store)
 }
 
 void ReportStoreContents(Metrics& metrics, store::Store& reads) {
-  if (Result<int64_t> pending = reads.CountPendingDeliveries(); pending.ok()) {
+  if (Result<int64_t> pending = reads.outbox().CountPendingDeliveries(); pending.ok()) {
     metrics.gauge("hubwatch_outbox_pending", "webhook deliveries not yet delivered or failed")
         .Set(static_cast<double>(*pending));
   }
-  if (Result<std::vector<store::Store::HeldBurst>> held = reads.HeldBursts(); held.ok()) {
+  if (Result<std::vector<store::HeldBurst>> held = reads.advisories().HeldBursts(); held.ok()) {
     int64_t n = 0;
-    for (const store::Store::HeldBurst& b : *held) n += b.advisories;
+    for (const store::HeldBurst& b : *held) n += b.advisories;
     metrics.gauge("hubwatch_advisories_held", "advisories waiting for their burst to settle")
         .Set(static_cast<double>(n));
   }

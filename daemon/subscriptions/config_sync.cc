@@ -7,10 +7,9 @@
 #include "daemon/subscriptions/target_policy.h"
 
 namespace hubwatch::subscriptions {
-Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
-    const std::vector<service::SubscriptionConfig>& entries,
-    const service::WebhookConfig& webhooks) {
-  std::vector<store::Store::Subscription> out;
+Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
+    const std::vector<service::SubscriptionConfig>& entries, const service::WebhookConfig& webhooks) {
+  std::vector<store::Subscription> out;
   std::set<std::string> urls;
   for (size_t i = 0; i < entries.size(); ++i) {
     const service::SubscriptionConfig& e = entries[i];
@@ -31,13 +30,13 @@ Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
                                  service::QuoteForError(e.secret_file, service::kMaxQuotedPath) +
                                  ": " + key.error().message);
     }
-    store::Store::Subscription s;
+    store::Subscription s;
     s.url = e.url;
     s.secret = std::move(*secret);
     s.repos = e.repos;
     s.kinds = e.kinds;
-    s.min_impact = e.min_impact;
-    s.source = "config";
+    s.min_impact = *diff::ParseImpact(e.min_impact);  // CheckFilters accepted it
+    s.source = store::Source::kConfig;
     out.push_back(std::move(s));
   }
   return out;

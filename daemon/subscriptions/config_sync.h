@@ -1,11 +1,11 @@
 #pragma once
 
 // The config file's subscriptions, read and checked for the store (app::PrepareConfig), which
-// makes them its config subscriptions at start and on reload (Store::SyncConfigSubscriptions).
-// One subscription per URL: editing an entry updates it in place (pending deliveries keep
-// going, and a subscription a 410 disabled is enabled again: the operator acted), removing it
-// removes it (its pending deliveries fail). Subscriptions created through the API are left
-// alone.
+// makes them its config subscriptions at start and on reload
+// (OutboxStore::SyncConfigSubscriptions). One subscription per URL: editing an entry updates it in
+// place (pending deliveries keep going, and a subscription a 410 disabled is enabled again: the
+// operator acted), removing it removes it (its pending deliveries fail). Subscriptions created
+// through the API are left alone.
 
 #include <vector>
 
@@ -19,8 +19,7 @@ namespace hubwatch::subscriptions {
 // parsed as a whsec_ secret, its URL checked by the target policy, its filters by
 // CheckFilters, URLs unique. Errors name the entry ("subscriptions[1].secret_file: ...") and
 // never the secret. Reads files; any thread.
-Result<std::vector<store::Store::Subscription>> LoadConfigSubscriptions(
-    const std::vector<service::SubscriptionConfig>& entries,
-    const service::WebhookConfig& webhooks);
+Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
+    const std::vector<service::SubscriptionConfig>& entries, const service::WebhookConfig& webhooks);
 
 }  // namespace hubwatch::subscriptions

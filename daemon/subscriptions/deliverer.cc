@@ -44,7 +44,7 @@ void WebhookDeliverer::Start() {
   const int64_t now = WallSeconds();
   store_.Write(
       [now](store::Store& w) -> Status {
-        Result<int64_t> failed = w.FailOrphanDeliveries(now);
+        Result<int64_t> failed = w.outbox().FailOrphanDeliveries(now);
         return failed.ok() ? Status::Ok() : Status(failed.error());
       },
       [this, alive](Status s) {
@@ -87,8 +87,8 @@ void WebhookDeliverer::Pump() {
   const size_t room =
       options_.max_in_flight > in_flight_.size() ? options_.max_in_flight - in_flight_.size() : 0;
   if (room > 0) {
-    Result<std::vector<store::Store::Delivery>> due =
-        store_.reads().DueDeliveries(now, static_cast<int64_t>(room + in_flight_.size()));
+    Result<std::vector<store::Delivery>> due =
+        store_.reads().outbox().DueDeliveries(now, static_cast<int64_t>(room + in_flight_.size()));
     if (!due.ok()) {
       Log("webhook: reading the outbox failed: " + due.error().message);
       timer_at_.reset();
@@ -102,7 +102,7 @@ void WebhookDeliverer::Pump() {
       return;
     }
     size_t started = 0;
-    for (const store::Store::Delivery& d : *due) {
+    for (const store::Delivery& d : *due) {
       if (started == room) break;
       if (in_flight_.count(d.outbox_id)) continue;
       StartAttempt(d);
@@ -110,7 +110,7 @@ void WebhookDeliverer::Pump() {
     }
   }
   if (options_.metrics) {
-    Result<int64_t> depth = store_.reads().CountPendingDeliveries();
+    Result<int64_t> depth = store_.reads().outbox().CountPendingDeliveries();
     if (depth.ok()) {
       options_.metrics
           ->gauge("hubwatch_webhook_queue_depth", "Webhook deliveries pending in the outbox")
@@ -125,7 +125,7 @@ void WebhookDeliverer::Pump() {
 // Wakes at the next row due. A row due already is either in flight or waiting for room, and
 // a finishing attempt pumps again, so no timer is needed for it.
 void WebhookDeliverer::ArmTimer() {
-  Result<std::optional<int64_t>> next = store_.reads().NextDeliveryAt();
+  Result<std::optional<int64_t>> next = store_.reads().outbox().NextDeliveryAt();
   const int64_t now = WallSeconds();
   std::optional<int64_t> at;
   if (next.ok() && next->has_value()) at = **next;
@@ -144,7 +144,7 @@ void WebhookDeliverer::ArmTimer() {
   });
 }
 
-void WebhookDeliverer::StartAttempt(const store::Store::Delivery& d) {
+void WebhookDeliverer::StartAttempt(const store::Delivery& d) {
   in_flight_.insert(d.outbox_id);
   const std::string webhook_id = WebhookId(d.advisory_id, d.target);
   std::weak_ptr<bool> alive = alive_;
@@ -177,7 +177,7 @@ void WebhookDeliverer::StartAttempt(const store::Store::Delivery& d) {
   sender_.Post(std::move(request), std::move(finish));
 }
 
-void WebhookDeliverer::Finish(const store::Store::Delivery& d, const std::string& webhook_id,
+void WebhookDeliverer::Finish(const store::Delivery& d, const std::string& webhook_id,
                               hub::TransportOutcome outcome) {
   if (outcome.error && outcome.error->kind == hub::TransportErrorKind::kShutdown) {
     in_flight_.erase(d.outbox_id);
@@ -226,7 +226,7 @@ void WebhookDeliverer::Finish(const store::Store::Delivery& d, const std::string
 
 void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   const int64_t now = WallSeconds();
-  store::Store::DeliveryAttempt attempt;
+  store::DeliveryAttempt attempt;
   attempt.outbox_id = report.outbox_id;
   attempt.at = now;
   attempt.status = report.status;
@@ -234,14 +234,14 @@ void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   attempt.next_attempt_at = report.next_attempt_at;
   switch (report.result) {
     case AttemptReport::Result::kDelivered:
-      attempt.outcome = store::Store::DeliveryOutcome::kDelivered;
+      attempt.outcome = store::DeliveryOutcome::kDelivered;
       break;
     case AttemptReport::Result::kRetry:
-      attempt.outcome = store::Store::DeliveryOutcome::kRetry;
+      attempt.outcome = store::DeliveryOutcome::kRetry;
       break;
     case AttemptReport::Result::kFailed:
     case AttemptReport::Result::kDisabled:
-      attempt.outcome = store::Store::DeliveryOutcome::kFailed;
+      attempt.outcome = store::DeliveryOutcome::kFailed;
       break;
   }
   const bool disable = report.result == AttemptReport::Result::kDisabled;
@@ -249,9 +249,10 @@ void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   std::weak_ptr<bool> alive = alive_;
   store_.Write(
       [attempt, disable, subscription, now](store::Store& w) -> Status {
-        if (Status s = w.RecordDeliveryAttempt(attempt); !s.ok()) return s;
+        if (Status s = w.outbox().RecordDeliveryAttempt(attempt); !s.ok()) return s;
         if (!disable) return Status::Ok();
-        Result<bool> r = w.DisableSubscription(subscription, "the receiver answered 410 Gone", now);
+        Result<bool> r =
+            w.outbox().DisableSubscription(subscription, "the receiver answered 410 Gone", now);
         return r.ok() ? Status::Ok() : Status(r.error());
       },
       [this, alive, report = std::move(report), url](Status s) {

@@ -95,8 +95,8 @@ class WebhookDeliverer {
   void SchedulePump();
   void Pump();
   void ArmTimer();
-  void StartAttempt(const store::Store::Delivery& delivery);
-  void Finish(const store::Store::Delivery& delivery, const std::string& webhook_id,
+  void StartAttempt(const store::Delivery& delivery);
+  void Finish(const store::Delivery& delivery, const std::string& webhook_id,
               hub::TransportOutcome outcome);
   void Record(AttemptReport report, const std::string& url);
   int64_t WallSeconds() const;

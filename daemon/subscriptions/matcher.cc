@@ -11,17 +11,6 @@ namespace {
 
 constexpr size_t kMaxGlobBytes = 256;
 
-bool ParseImpact(const std::string& name, diff::Impact& impact) {
-  for (diff::Impact i :
-       {diff::Impact::kCosmetic, diff::Impact::kBehavioral, diff::Impact::kBreaking}) {
-    if (diff::ImpactName(i) == name) {
-      impact = i;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string SubscriptionTarget(int64_t id) { return "subscription:" + std::to_string(id); }
@@ -43,16 +32,15 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
     if (!diff::ParseKind(k, kind))
       return Error::InvalidInput("unknown change kind " + service::QuoteForError(k));
   }
-  diff::Impact impact;
-  if (!ParseImpact(min_impact, impact)) {
+  if (!diff::ParseImpact(min_impact)) {
     return Error::InvalidInput("min_impact must be cosmetic, behavioral or breaking");
   }
   return Status::Ok();
 }
 
-void SubscriptionMatcher::Reset(const std::vector<store::Store::Subscription>& subscriptions) {
+void SubscriptionMatcher::Reset(const std::vector<store::Subscription>& subscriptions) {
   auto filters = std::make_shared<std::vector<Filter>>();
-  for (const store::Store::Subscription& s : subscriptions) {
+  for (const store::Subscription& s : subscriptions) {
     if (s.disabled_at) continue;
     Filter f;
     f.id = s.id;
@@ -63,7 +51,7 @@ void SubscriptionMatcher::Reset(const std::vector<store::Store::Subscription>& s
     }
     // A kinds list of only unknown names must not widen to "every kind".
     if (!s.kinds.empty() && f.kinds.empty()) continue;
-    if (!ParseImpact(s.min_impact, f.min_impact)) continue;
+    f.min_impact = s.min_impact;
     filters->push_back(std::move(f));
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -71,7 +59,7 @@ void SubscriptionMatcher::Reset(const std::vector<store::Store::Subscription>& s
 }
 
 Status SubscriptionMatcher::Refresh(store::Store& reads) {
-  Result<std::vector<store::Store::Subscription>> all = reads.ListSubscriptions();
+  Result<std::vector<store::Subscription>> all = reads.outbox().ListSubscriptions();
   if (!all.ok()) return all.error();
   Reset(*all);
   return Status::Ok();

@@ -33,7 +33,7 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
 class SubscriptionMatcher {
  public:
   // Replaces the set; disabled subscriptions are kept out.
-  void Reset(const std::vector<store::Store::Subscription>& subscriptions);
+  void Reset(const std::vector<store::Subscription>& subscriptions);
   // Reloads the set from the store. On error the previous set stays.
   Status Refresh(store::Store& reads);
 

@@ -14,13 +14,13 @@ namespace {
 
 using api::HttpReply;
 
-nlohmann::json ToJson(const store::Store::Subscription& s) {
+nlohmann::json ToJson(const store::Subscription& s) {
   return {{"id", s.id},
           {"url", s.url},
           {"repos", s.repos},
           {"kinds", s.kinds},
-          {"min_impact", s.min_impact},
-          {"source", s.source},
+          {"min_impact", diff::ImpactName(s.min_impact)},
+          {"source", store::SourceName(s.source)},
           {"disabled", s.disabled_at.has_value()},
           {"disabled_reason", s.disabled_reason},
           {"disabled_at",
@@ -29,7 +29,7 @@ nlohmann::json ToJson(const store::Store::Subscription& s) {
 }
 
 // The subscription a POST body describes, or a 400 reply.
-Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool allow_private) {
+Result<store::Subscription> FromBody(const nlohmann::json& body, bool allow_private) {
   if (!body.is_object()) return Error::InvalidInput("the body must be a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it) {
     const std::string& k = it.key();
@@ -37,7 +37,7 @@ Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool all
       return Error::InvalidInput("unknown key \"" + k + "\"");
     }
   }
-  store::Store::Subscription s;
+  store::Subscription s;
   if (!body.contains("url") || !body["url"].is_string()) {
     return Error::InvalidInput("url must be a string");
   }
@@ -54,11 +54,13 @@ Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool all
       s.kinds.push_back(k.get<std::string>());
     }
   }
+  std::string min_impact(diff::ImpactName(s.min_impact));
   if (body.contains("min_impact")) {
     if (!body["min_impact"].is_string()) return Error::InvalidInput("min_impact must be a string");
-    s.min_impact = body["min_impact"].get<std::string>();
+    min_impact = body["min_impact"].get<std::string>();
   }
-  if (Status ok = CheckFilters(s.repos, s.kinds, s.min_impact); !ok.ok()) return ok.error();
+  if (Status ok = CheckFilters(s.repos, s.kinds, min_impact); !ok.ok()) return ok.error();
+  s.min_impact = *diff::ParseImpact(min_impact);  // CheckFilters accepted it
   if (body.contains("secret")) {
     if (!body["secret"].is_string()) return Error::InvalidInput("secret must be a string");
     s.secret = body["secret"].get<std::string>();
@@ -68,7 +70,7 @@ Result<store::Store::Subscription> FromBody(const nlohmann::json& body, bool all
     if (!secret.ok()) return secret.error();
     s.secret = std::move(*secret);
   }
-  s.source = "api";
+  s.source = store::Source::kApi;
   return s;
 }
 
@@ -79,23 +81,23 @@ SubscriptionsApi::SubscriptionsApi(service::StoreAccess& store, SubscriptionMatc
     : store_(store), matcher_(matcher), allow_private_(allow_private_targets), clock_(clock) {}
 
 void SubscriptionsApi::Create(const nlohmann::json& body, Done done) {
-  Result<store::Store::Subscription> parsed = FromBody(body, allow_private_);
+  Result<store::Subscription> parsed = FromBody(body, allow_private_);
   if (!parsed.ok()) return done(HttpReply::Error(400, parsed.error().message));
-  store::Store::Subscription s = std::move(*parsed);
+  store::Subscription s = std::move(*parsed);
   s.created_at = clock_.UnixSeconds();
-  auto created = std::make_shared<store::Store::Subscription>(s);
+  auto created = std::make_shared<store::Subscription>(s);
   auto conflict = std::make_shared<bool>(false);
   store_.Write(
       [created, conflict](store::Store& w) -> Status {
-        Result<std::vector<store::Store::Subscription>> all = w.ListSubscriptions();
+        Result<std::vector<store::Subscription>> all = w.outbox().ListSubscriptions();
         if (!all.ok()) return all.error();
-        for (const store::Store::Subscription& other : *all) {
-          if (other.source == "config" && other.url == created->url) {
+        for (const store::Subscription& other : *all) {
+          if (other.source == store::Source::kConfig && other.url == created->url) {
             *conflict = true;
             return Status::Ok();
           }
         }
-        Result<int64_t> id = w.AddSubscription(*created);
+        Result<int64_t> id = w.outbox().AddSubscription(*created);
         if (!id.ok()) return id.error();
         created->id = *id;
         return Status::Ok();
@@ -116,16 +118,15 @@ void SubscriptionsApi::Create(const nlohmann::json& body, Done done) {
 
 void SubscriptionsApi::List(Done done) {
   store::Store& reads = store_.reads();
-  Result<std::vector<store::Store::Subscription>> all = reads.ListSubscriptions();
+  Result<std::vector<store::Subscription>> all = reads.outbox().ListSubscriptions();
   if (!all.ok()) return done(HttpReply::Error(500, all.error().message));
-  Result<std::map<int64_t, store::Store::DeliveryTally>> tally = reads.TallyDeliveries();
+  Result<std::map<int64_t, store::DeliveryTally>> tally = reads.outbox().TallyDeliveries();
   if (!tally.ok()) return done(HttpReply::Error(500, tally.error().message));
   nlohmann::json list = nlohmann::json::array();
-  for (const store::Store::Subscription& s : *all) {
+  for (const store::Subscription& s : *all) {
     nlohmann::json j = ToJson(s);
     const auto it = tally->find(s.id);
-    const store::Store::DeliveryTally t =
-        it == tally->end() ? store::Store::DeliveryTally{} : it->second;
+    const store::DeliveryTally t = it == tally->end() ? store::DeliveryTally{} : it->second;
     j["pending"] = t.pending;
     j["delivered"] = t.delivered;
     j["failed"] = t.failed;
@@ -145,14 +146,14 @@ void SubscriptionsApi::Remove(const std::string& id_text, Done done) {
   const int64_t now = clock_.UnixSeconds();
   store_.Write(
       [id, now, found](store::Store& w) -> Status {
-        Result<std::optional<store::Store::Subscription>> s = w.GetSubscription(id);
+        Result<std::optional<store::Subscription>> s = w.outbox().GetSubscription(id);
         if (!s.ok()) return s.error();
         if (!s->has_value()) return Status::Ok();
-        if ((*s)->source == "config") {
+        if ((*s)->source == store::Source::kConfig) {
           *found = Found::kConfig;
           return Status::Ok();
         }
-        Result<bool> r = w.RemoveSubscription(id, now);
+        Result<bool> r = w.outbox().RemoveSubscription(id, now);
         if (!r.ok()) return r.error();
         if (*r) *found = Found::kRemoved;
         return Status::Ok();

@@ -57,8 +57,8 @@ Webhooks::Webhooks(boost::asio::io_context& io, service::StoreAccess& store,
 Webhooks::~Webhooks() { Stop(); }
 
 void Webhooks::Apply(const service::WebhookConfig& policy,
-                     const std::vector<store::Store::Subscription>& subscriptions,
-                     const store::Store::SubscriptionSync& sync) {
+                     const std::vector<store::Subscription>& subscriptions,
+                     const store::SubscriptionSync& sync) {
   parts_->deliverer->SetPolicy(policy.retry_for_s, std::chrono::seconds(policy.timeout_s),
                                policy.allow_private_targets);
   parts_->api.set_allow_private_targets(policy.allow_private_targets);

@@ -51,8 +51,8 @@ class Webhooks {
   // `subscriptions`: every subscription in the store after the write; `sync`: what the write
   // changed among the config's. Cannot fail.
   void Apply(const service::WebhookConfig& policy,
-             const std::vector<store::Store::Subscription>& subscriptions,
-             const store::Store::SubscriptionSync& sync);
+             const std::vector<store::Subscription>& subscriptions,
+             const store::SubscriptionSync& sync);
   void Kick();
   void Stop();
 

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "api_bench_server: %s\n", store.error().message.c_str());
     return 1;
   }
-  auto revisions = (*store)->ListRevisions(api::testing::kMistral);
+  auto revisions = (*store)->revisions().ListRevisions(api::testing::kMistral);
   if (!revisions.ok() || revisions->size() < 4) return 1;
   boost::asio::io_context io;
   service::InlineStoreAccess access(**store);

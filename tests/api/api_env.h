@@ -172,17 +172,17 @@ class ApiTest : public ::testing::Test {
       in.changes.push_back(std::move(c));
     }
     in.ref_heads = {{"main", in.revision.sha}};
-    auto outcome = inspect_->Ingest(in);
+    auto outcome = inspect_->revisions().Ingest(in);
     EXPECT_TRUE(outcome.ok()) << outcome.error().message;
     return ids;
   }
   std::vector<store::RevisionRecord> Revisions(const std::string& repo) {
-    auto r = inspect_->ListRevisions(repo);
+    auto r = inspect_->revisions().ListRevisions(repo);
     EXPECT_TRUE(r.ok());
     return r.ok() ? *r : std::vector<store::RevisionRecord>{};
   }
   std::vector<store::AdvisoryRecord> Advisories(const std::string& repo = "") {
-    auto a = inspect_->ListAdvisories({.repo = repo});
+    auto a = inspect_->advisories().ListAdvisories({.repo = repo});
     EXPECT_TRUE(a.ok());
     return a.ok() ? *a : std::vector<store::AdvisoryRecord>{};
   }

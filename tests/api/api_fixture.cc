@@ -36,7 +36,8 @@ Status BuildFixtureDb(const std::string& path) {
     client.retry.cap = std::chrono::milliseconds(2);
     hub::HubStack stack(io, client);
     for (const char* repo : {kLlama, kMistral}) {
-      if (Status s = store->AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
+      if (Status s =
+              store->revisions().AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
           !s.ok()) {
         return s;
       }

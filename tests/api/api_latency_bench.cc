@@ -65,7 +65,7 @@ std::string BatchBody(store::Store& store) {
   nlohmann::json queries = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> revisions;
   for (const char* repo : {api::testing::kLlama, api::testing::kMistral}) {
-    auto revs = store.ListRevisions(repo);
+    auto revs = store.revisions().ListRevisions(repo);
     if (!revs.ok()) continue;
     for (const store::RevisionRecord& r : *revs) revisions.emplace_back(repo, r.sha);
   }

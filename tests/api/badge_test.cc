@@ -18,7 +18,8 @@ int64_t AdvisableAfter(store::Store& store, const std::vector<store::RevisionRec
                        size_t index, const std::string& kind = "") {
   int64_t n = 0;
   for (size_t i = 0; i < index; ++i) {
-    Result<std::vector<store::ChangeRecord>> changes = store.ChangesOf(kMistral, revs[i].sha);
+    Result<std::vector<store::ChangeRecord>> changes =
+        store.revisions().ChangesOf(kMistral, revs[i].sha);
     EXPECT_TRUE(changes.ok());
     if (!changes.ok()) continue;
     for (const auto& c : changes.value()) {
@@ -64,7 +65,7 @@ TEST_F(ApiTest, PinnedBadgeCountsTheChangesSinceThePin) {
 
 TEST_F(ApiTest, KindBadgeSaysWhenItLastChanged) {
   // The server's clock: two days and an hour after the newest chat template commit.
-  auto last = inspect().LatestChange(kMistral, "chat_template");
+  auto last = inspect().revisions().LatestChange(kMistral, "chat_template");
   ASSERT_TRUE(last.ok() && last->has_value());
   const std::optional<int64_t> at = advisory::ParseTime((*last)->authored_at);
   ASSERT_TRUE(at.has_value()) << (*last)->authored_at;

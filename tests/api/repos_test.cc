@@ -102,7 +102,7 @@ TEST_F(ApiTest, RevisionBySha) {
   StartServer();
   const std::vector<store::RevisionRecord> all = Revisions(kLlama);
   const store::RevisionRecord& rev = all[1];
-  auto expected = inspect().ChangesOf(kLlama, rev.sha);
+  auto expected = inspect().revisions().ChangesOf(kLlama, rev.sha);
   ASSERT_TRUE(expected.ok());
   for (const std::string& name : {rev.sha, rev.sha.substr(0, 7)}) {
     const HttpResponse r = Get(kLlamaPath + "/revisions/" + name);
@@ -124,7 +124,7 @@ TEST_F(ApiTest, RevisionBySha) {
 
 TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
   StartServer();
-  auto all = inspect().ListChanges({.repo = kMistral});
+  auto all = inspect().revisions().ListChanges({.repo = kMistral});
   ASSERT_TRUE(all.ok());
   HttpResponse r = Get(kMistralPath + "/changes");
   ASSERT_EQ(r.status, 200);
@@ -144,7 +144,8 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
   const std::vector<store::RevisionRecord> revs = Revisions(kMistral);
   const store::RevisionRecord& pin = revs[2];  // two revisions came after it
   size_t after = 0;
-  for (size_t i = 0; i < 2; ++i) after += inspect().ChangesOf(kMistral, revs[i].sha)->size();
+  for (size_t i = 0; i < 2; ++i)
+    after += inspect().revisions().ChangesOf(kMistral, revs[i].sha)->size();
   r = Get(kMistralPath + "/changes?since=" + pin.sha.substr(0, 10));
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.json()["changes"].size(), after);
@@ -174,7 +175,7 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
 
 TEST_F(ApiTest, EstimateLatestAndByRevision) {
   StartServer();
-  auto latest = inspect().LatestEstimate(kLlama);
+  auto latest = inspect().revisions().LatestEstimate(kLlama);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   HttpResponse r = Get(kLlamaPath + "/estimate");
   ASSERT_EQ(r.status, 200);
@@ -220,7 +221,7 @@ TEST_F(ApiTest, AnOversizedStoredEstimateIsAnErrorNotTheBody) {
   sqlite3_close(db);
 
   StartServer();
-  auto latest = inspect().LatestEstimate(kLlama);
+  auto latest = inspect().revisions().LatestEstimate(kLlama);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   for (const std::string& target :
        {kLlamaPath + "/estimate", kLlamaPath + "/estimate?revision=" + (*latest)->sha}) {

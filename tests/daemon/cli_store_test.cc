@@ -45,7 +45,7 @@ class CliStoreTest : public ::testing::Test {
     Result<std::unique_ptr<store::Store>> store =
         store::Store::Open((dir_ / "hubwatch.db").string());
     ASSERT_TRUE(store.ok()) << store.error().message;
-    ASSERT_TRUE((*store)->AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE((*store)->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
     store::RevisionIngest in;
     in.revision = {.repo = kRepo,
                    .sha = kSha,
@@ -66,7 +66,7 @@ class CliStoreTest : public ::testing::Test {
                       .osv = {{"id", "x_HUBWATCH-0000000000000001"}, {"summary", kHostile}},
                       .published = "2026-01-01T00:00:00Z",
                       .modified = "2026-01-01T00:00:00Z"}};
-    ASSERT_TRUE((*store)->Ingest(in).ok());
+    ASSERT_TRUE((*store)->revisions().Ingest(in).ok());
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -209,7 +209,7 @@ TEST_F(ExportTest, AnIdThatIsNotAFileNameExportsNothing) {
     in.revision = {.repo = kRepo, .sha = std::string(40, 'e'), .first_seen_at = 1767225601};
     in.changes = {diff::Change{}};
     in.advisories = {{.id = "../../escaped", .osv = nlohmann::json::object()}};
-    ASSERT_TRUE((*store)->Ingest(in).ok());
+    ASSERT_TRUE((*store)->revisions().Ingest(in).ok());
   }
   const fs::path out = dir_ / "osv";
   const Outcome o = Export(out);

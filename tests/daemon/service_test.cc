@@ -28,7 +28,7 @@ void SlowTreeReads(fakehub::FakeHub* hub, std::chrono::milliseconds delay) {
 
 // Revisions stored for `repo` (-1 when the store cannot be read).
 int64_t StoredRevisions(store::Store& store, const std::string& repo) {
-  auto revs = store.ListRevisions(repo);
+  auto revs = store.revisions().ListRevisions(repo);
   return revs.ok() ? static_cast<int64_t>(revs->size()) : -1;
 }
 
@@ -75,13 +75,13 @@ TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
   EXPECT_GE(stored, 1);
   EXPECT_LT(stored, 5 + 7) << "the stop did not land during the ingestion";
   for (const char* repo : {kLlama, kMistral}) {
-    auto revs = store->ListRevisions(repo);
+    auto revs = store->revisions().ListRevisions(repo);
     ASSERT_TRUE(revs.ok());
     for (const auto& r : revs.value())
-      EXPECT_FALSE(store->GetManifest(repo, r.sha)->empty()) << r.sha;
-    auto head = store->GetRefHead(repo, "main");
+      EXPECT_FALSE(store->revisions().GetManifest(repo, r.sha)->empty()) << r.sha;
+    auto head = store->revisions().GetRefHead(repo, "main");
     if (head.value()) {
-      EXPECT_TRUE(*store->HasRevision(repo, **head));
+      EXPECT_TRUE(*store->revisions().HasRevision(repo, **head));
     }
   }
 }
@@ -101,7 +101,7 @@ TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
   for (int i = 0; i < 100 && !ingested; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     auto store = OpenStore();
-    auto revs = store->ListRevisions("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B");
+    auto revs = store->revisions().ListRevisions("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B");
     ingested = revs.ok() && revs->size() == 3;
   }
   EXPECT_TRUE(ingested);
@@ -158,7 +158,7 @@ TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
   service_->Stop();
   EXPECT_EQ(Join(), 0);
   auto store = OpenStore();
-  auto changes = store->ListChanges({});
+  auto changes = store->revisions().ListChanges({});
   ASSERT_TRUE(changes.ok());
   for (const store::ChangeRecord& c : *changes) {
     EXPECT_NE(c.change.kind, diff::ChangeKind::kError) << c.repo << " " << c.change.summary;

@@ -51,10 +51,10 @@ World& TheWorld() {
       std::abort();
     }
     w->store = std::move(opened).value();
-    if (!w->store
-             ->AddRepo({.id = "meta-llama/Meta-Llama-3-8B-Instruct",
-                        .refs = {"main"},
-                        .added_at = 1733145155})
+    if (!w->store->revisions()
+             .AddRepo({.id = "meta-llama/Meta-Llama-3-8B-Instruct",
+                       .refs = {"main"},
+                       .added_at = 1733145155})
              .ok()) {
       std::abort();
     }

@@ -134,18 +134,18 @@ TEST_F(EstimateStepPipelineTest, AnUnmodelledRevisionIngestsWithItsEstimateUnava
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<store::RevisionRecord> revs = Revisions(kPhi);
   ASSERT_EQ(revs.size(), 2u);
-  auto first = store_->GetEstimate(kPhi, revs[1].sha);
+  auto first = store_->revisions().GetEstimate(kPhi, revs[1].sha);
   ASSERT_TRUE(first.ok() && first->has_value());
   EXPECT_EQ((*first)->params_total, 2779683840u);
   EXPECT_FALSE((*first)->UnavailableReason());
 
-  auto second = store_->GetEstimate(kPhi, revs[0].sha);
+  auto second = store_->revisions().GetEstimate(kPhi, revs[0].sha);
   ASSERT_TRUE(second.ok() && second->has_value());
   const std::optional<std::string> why = (*second)->UnavailableReason();
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("unsupported architecture: model_type \"phi-next\""), std::string::npos)
       << *why;
-  auto latest = store_->LatestEstimate(kPhi);
+  auto latest = store_->revisions().LatestEstimate(kPhi);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->sha, revs[0].sha);
   for (const store::ChangeRecord& c : Changes(kPhi)) {

@@ -73,7 +73,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   void Track(const std::string& repo, std::vector<std::string> refs = {"main"}) {
-    ASSERT_TRUE(store_->AddRepo({.id = repo, .refs = std::move(refs)}).ok());
+    ASSERT_TRUE(store_->revisions().AddRepo({.id = repo, .refs = std::move(refs)}).ok());
   }
 
   PollReport PollOnce(const std::string& repo, PollerOptions options = {}) {
@@ -106,25 +106,25 @@ class PipelineTest : public ::testing::Test {
   }
 
   std::vector<store::ChangeRecord> Changes(const std::string& repo) {
-    auto c = store_->ListChanges({.repo = repo});
+    auto c = store_->revisions().ListChanges({.repo = repo});
     EXPECT_TRUE(c.ok());
     return c.ok() ? *c : std::vector<store::ChangeRecord>{};
   }
 
   std::vector<store::RevisionRecord> Revisions(const std::string& repo) {
-    auto r = store_->ListRevisions(repo);
+    auto r = store_->revisions().ListRevisions(repo);
     EXPECT_TRUE(r.ok());
     return r.ok() ? std::move(r).value() : std::vector<store::RevisionRecord>{};
   }
 
   std::vector<store::AdvisoryRecord> Advisories(const std::string& repo) {
-    auto a = store_->ListAdvisories({.repo = repo});
+    auto a = store_->advisories().ListAdvisories({.repo = repo});
     EXPECT_TRUE(a.ok());
     return a.ok() ? std::move(a).value() : std::vector<store::AdvisoryRecord>{};
   }
 
   std::vector<std::string> AdvisoryIds() {
-    auto a = store_->ListAdvisories({});
+    auto a = store_->advisories().ListAdvisories({});
     EXPECT_TRUE(a.ok());
     std::vector<std::string> ids;
     if (a.ok()) {

@@ -100,16 +100,18 @@ TEST_F(PipelineTest, AFailingHubStopsThePollAndTheNextOneResumes) {
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.state, store::RepoState::kErroring);
   EXPECT_EQ(failed.revisions, 0);
-  const auto repo = store_->GetRepo("microsoft/Phi-3-mini-4k-instruct");
+  const auto repo = store_->revisions().GetRepo("microsoft/Phi-3-mini-4k-instruct");
   EXPECT_EQ((*repo)->consecutive_errors, 1);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 900);
-  EXPECT_FALSE(store_->GetRefHead("microsoft/Phi-3-mini-4k-instruct", "main")->has_value());
+  EXPECT_FALSE(
+      store_->revisions().GetRefHead("microsoft/Phi-3-mini-4k-instruct", "main")->has_value());
 
   fakehub_->ClearFaults();
   const PollReport resumed = PollOnce("microsoft/Phi-3-mini-4k-instruct");
   ASSERT_TRUE(resumed.ok) << resumed.error;
   EXPECT_EQ(resumed.revisions, 3);
-  EXPECT_EQ((*store_->GetRepo("microsoft/Phi-3-mini-4k-instruct"))->consecutive_errors, 0);
+  EXPECT_EQ((*store_->revisions().GetRepo("microsoft/Phi-3-mini-4k-instruct"))->consecutive_errors,
+            0);
 }
 
 // Every row of the tables that must match between a crashed-and-restarted run and a clean one.

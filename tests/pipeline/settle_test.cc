@@ -34,17 +34,17 @@ class SettleTest : public PipelineTest {
   }
 
   int64_t Held() {
-    auto bursts = store_->HeldBursts();
+    auto bursts = store_->advisories().HeldBursts();
     EXPECT_TRUE(bursts.ok());
     int64_t n = 0;
     for (const auto& b : *bursts) n += b.advisories;
     return n;
   }
 
-  std::vector<store::Store::OutboxRow> Outbox() {
-    auto rows = store_->ListDeliveries(1);
+  std::vector<store::OutboxRow> Outbox() {
+    auto rows = store_->outbox().ListDeliveries(1);
     EXPECT_TRUE(rows.ok());
-    return rows.ok() ? *rows : std::vector<store::Store::OutboxRow>{};
+    return rows.ok() ? *rows : std::vector<store::OutboxRow>{};
   }
 };
 
@@ -60,7 +60,7 @@ TEST_F(SettleTest, ABurstIsAdvisedOnceItHasBeenQuietForTheWindow) {
   EXPECT_EQ(Held(), first.advisories);
   EXPECT_TRUE(Advisories(kRepo).empty());
   EXPECT_TRUE(Outbox().empty());
-  auto bursts = store_->HeldBursts();
+  auto bursts = store_->advisories().HeldBursts();
   ASSERT_EQ(bursts->size(), 1u);
   EXPECT_EQ((*bursts)[0].settle_at, second_commit + kWindow);  // the last commit sets it
   ASSERT_TRUE(first.settles_at.has_value());

@@ -19,8 +19,8 @@ class DamagedRowsTest : public ::testing::Test {
   void SetUp() override {
     store_ = OpenOrDie(db_.path());
     ASSERT_NE(store_, nullptr);
-    ASSERT_TRUE(store_->AddRepo({.id = kRepo, .refs = {"main"}}).ok());
-    ASSERT_TRUE(store_->Ingest(SampleIngest("a1", "")).ok());
+    ASSERT_TRUE(store_->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE(store_->revisions().Ingest(SampleIngest("a1", "")).ok());
   }
 
   // Runs `sql` on another connection to the same database.
@@ -49,37 +49,39 @@ class DamagedRowsTest : public ::testing::Test {
 
 TEST_F(DamagedRowsTest, ChangeDetails) {
   Damage("UPDATE changes SET details = '{\"ops\": [' WHERE sha = 'a1'");
-  ExpectDamaged(store_->ChangesOf(kRepo, "a1"), "the details of change 1 (" + std::string(kRepo));
-  ExpectDamaged(store_->ListChanges({}), "change 1");
+  ExpectDamaged(store_->revisions().ChangesOf(kRepo, "a1"),
+                "the details of change 1 (" + std::string(kRepo));
+  ExpectDamaged(store_->revisions().ListChanges({}), "change 1");
 }
 
 // (The schema's CHECK constraints keep impacts and repo states to the known names.)
 TEST_F(DamagedRowsTest, ChangeKind) {
   Damage("UPDATE changes SET kind = 'weather' WHERE sha = 'a1'");
-  ExpectDamaged(store_->ChangesOf(kRepo, "a1"), "not a known kind");
+  ExpectDamaged(store_->revisions().ChangesOf(kRepo, "a1"), "not a known kind");
 }
 
 TEST_F(DamagedRowsTest, RevisionLists) {
   Damage("UPDATE revisions SET authors = '\"osanseviero\"' WHERE sha = 'a1'");
-  ExpectDamaged(store_->ListRevisions(kRepo), "the authors of revision " + std::string(kRepo));
-  ExpectDamaged(store_->GetRevision(kRepo, "a1"), "the authors");
-  ExpectDamaged(store_->LatestRevision(kRepo), "the authors");
+  ExpectDamaged(store_->revisions().ListRevisions(kRepo),
+                "the authors of revision " + std::string(kRepo));
+  ExpectDamaged(store_->revisions().GetRevision(kRepo, "a1"), "the authors");
+  ExpectDamaged(store_->revisions().LatestRevision(kRepo), "the authors");
   Damage("UPDATE revisions SET authors = '[]', parents = '[1]' WHERE sha = 'a1'");
-  ExpectDamaged(store_->GetRevision(kRepo, "a1"), "the parents");
+  ExpectDamaged(store_->revisions().GetRevision(kRepo, "a1"), "the parents");
 }
 
 TEST_F(DamagedRowsTest, RepoRefs) {
   Damage("UPDATE repos SET refs = 'main' WHERE id = 'google/gemma-2-9b-it'");
-  ExpectDamaged(store_->GetRepo(kRepo), "the refs of repo " + std::string(kRepo));
-  ExpectDamaged(store_->ListRepos(), "the refs of repo");
+  ExpectDamaged(store_->revisions().GetRepo(kRepo), "the refs of repo " + std::string(kRepo));
+  ExpectDamaged(store_->revisions().ListRepos(), "the refs of repo");
 }
 
 TEST_F(DamagedRowsTest, AdvisoryRecord) {
   Damage("UPDATE advisories SET osv = 'x_HUBWATCH' WHERE id = 'x_HUBWATCH-a1'");
-  ExpectDamaged(store_->ListAdvisories({}), "advisory x_HUBWATCH-a1");
-  ExpectDamaged(store_->GetAdvisory("x_HUBWATCH-a1"), "advisory x_HUBWATCH-a1");
+  ExpectDamaged(store_->advisories().ListAdvisories({}), "advisory x_HUBWATCH-a1");
+  ExpectDamaged(store_->advisories().GetAdvisory("x_HUBWATCH-a1"), "advisory x_HUBWATCH-a1");
   Damage("UPDATE advisories SET osv = '[1]' WHERE id = 'x_HUBWATCH-a1'");
-  ExpectDamaged(store_->RecentAdvisories({}), "not an object");
+  ExpectDamaged(store_->advisories().RecentAdvisories({}), "not an object");
 }
 
 // A dtype, shape, metadata or size of the wrong type threw nlohmann::json::type_error out of
@@ -96,12 +98,12 @@ TEST_F(DamagedRowsTest, SafetensorsHeader) {
            "' WHERE sha256 = 'sha-w1'");
     Result<std::optional<SafetensorsHeader>> h =
         Result<std::optional<SafetensorsHeader>>(Error::InvalidInput("threw"));
-    EXPECT_NO_THROW(h = store_->GetHeader("sha-w1")) << tensors;
+    EXPECT_NO_THROW(h = store_->revisions().GetHeader("sha-w1")) << tensors;
     ExpectDamaged(h, "safetensors header sha-w1");
   }
   Damage(
       R"(UPDATE safetensors_headers SET tensors = '{"tensors": {"w": ["BF16", [2, 3], 0, 12]}, "metadata": {"format": "pt"}, "data_size": 12}' WHERE sha256 = 'sha-w1')");
-  Result<std::optional<SafetensorsHeader>> h = store_->GetHeader("sha-w1");
+  Result<std::optional<SafetensorsHeader>> h = store_->revisions().GetHeader("sha-w1");
   ASSERT_TRUE(h.ok() && h->has_value()) << (h.ok() ? "" : h.error().message);
   EXPECT_EQ((*h)->tensors.at("w").elements, 6u);
   EXPECT_EQ((*h)->metadata.at("format"), "pt");
@@ -109,23 +111,24 @@ TEST_F(DamagedRowsTest, SafetensorsHeader) {
 
 // Read as "no kinds", a damaged kinds column widened the subscription to every kind.
 TEST_F(DamagedRowsTest, SubscriptionKinds) {
-  Result<int64_t> id = store_->AddSubscription(
+  Result<int64_t> id = store_->outbox().AddSubscription(
       {.url = "http://127.0.0.1:9/hook", .secret = "whsec_eA==", .kinds = {"chat_template"}});
   ASSERT_TRUE(id.ok());
   Damage("UPDATE subscriptions SET kinds = '[\"chat_template\"' WHERE id = " + std::to_string(*id));
-  ExpectDamaged(store_->GetSubscription(*id), "the kinds of subscription " + std::to_string(*id));
-  ExpectDamaged(store_->ListSubscriptions(), "the kinds of subscription");
+  ExpectDamaged(store_->outbox().GetSubscription(*id),
+                "the kinds of subscription " + std::to_string(*id));
+  ExpectDamaged(store_->outbox().ListSubscriptions(), "the kinds of subscription");
 }
 
 // Read as "no targets", a damaged held row lost its webhook deliveries silently.
 TEST_F(DamagedRowsTest, HeldAdvisoryTargets) {
   RevisionIngest held = SampleIngest("b2", "a1");
   held.settle_at = 1700000600;
-  ASSERT_TRUE(store_->Ingest(held).ok());
+  ASSERT_TRUE(store_->revisions().Ingest(held).ok());
   Damage("UPDATE held_advisories SET targets = 'subscription:1' WHERE id = 'x_HUBWATCH-b2'");
-  ExpectDamaged(store_->PublishSettled(kRepo, 1700000601),
+  ExpectDamaged(store_->advisories().PublishSettled(kRepo, 1700000601),
                 "the delivery targets of held advisory x_HUBWATCH-b2");
-  EXPECT_TRUE(*store_->HasHeldAdvisories(kRepo));  // nothing half-published
+  EXPECT_TRUE(*store_->advisories().HasHeldAdvisories(kRepo));  // nothing half-published
 }
 
 // A damaged headers column is a cache miss (the full response rewrites it), not a cached body

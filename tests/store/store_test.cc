@@ -69,9 +69,12 @@ TEST(Store, RefusesADatabaseFromANewerHubwatch) {
 
 TEST(Store, ReposRoundTripAndRemoveCascades) {
   auto store = OpenOrDie(":memory:");
-  ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}, .added_at = 5}).ok());
-  ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main", "v2"}}).ok());
-  Result<std::optional<RepoRecord>> r = store->GetRepo("google/gemma-2-9b-it");
+  ASSERT_TRUE(store->revisions()
+                  .AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}, .added_at = 5})
+                  .ok());
+  ASSERT_TRUE(
+      store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main", "v2"}}).ok());
+  Result<std::optional<RepoRecord>> r = store->revisions().GetRepo("google/gemma-2-9b-it");
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->refs, (std::vector<std::string>{"main", "v2"}));
   EXPECT_EQ((*r)->added_at, 5);  // re-adding keeps the original row
@@ -81,118 +84,124 @@ TEST(Store, ReposRoundTripAndRemoveCascades) {
   polled.renamed_to = "google/gemma-2-9b-instruct";
   polled.consecutive_errors = 2;
   polled.next_poll_at = 99;
-  ASSERT_TRUE(store->UpdateRepoPoll(polled).ok());
-  EXPECT_EQ((*store->GetRepo("google/gemma-2-9b-it"))->state, RepoState::kRenamed);
-  EXPECT_EQ((*store->GetRepo("google/gemma-2-9b-it"))->renamed_to, "google/gemma-2-9b-instruct");
+  ASSERT_TRUE(store->revisions().UpdateRepoPoll(polled).ok());
+  EXPECT_EQ((*store->revisions().GetRepo("google/gemma-2-9b-it"))->state, RepoState::kRenamed);
+  EXPECT_EQ((*store->revisions().GetRepo("google/gemma-2-9b-it"))->renamed_to,
+            "google/gemma-2-9b-instruct");
 
-  ASSERT_EQ(*store->Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
-  ASSERT_TRUE(store->RemoveRepo("google/gemma-2-9b-it").ok());
-  EXPECT_FALSE(store->GetRepo("google/gemma-2-9b-it")->has_value());
-  EXPECT_TRUE(store->ListChanges({})->empty());
-  EXPECT_TRUE(store->ListAdvisories({})->empty());
-  EXPECT_FALSE(*store->HasRevision("google/gemma-2-9b-it", "a1"));
+  ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
+  ASSERT_TRUE(store->revisions().RemoveRepo("google/gemma-2-9b-it").ok());
+  EXPECT_FALSE(store->revisions().GetRepo("google/gemma-2-9b-it")->has_value());
+  EXPECT_TRUE(store->revisions().ListChanges({})->empty());
+  EXPECT_TRUE(store->advisories().ListAdvisories({})->empty());
+  EXPECT_FALSE(*store->revisions().HasRevision("google/gemma-2-9b-it", "a1"));
 }
 
 TEST(Store, IngestWritesEverythingAndIsIdempotent) {
   TempDb db;
   auto store = OpenOrDie(db.path());
-  ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
-  ASSERT_EQ(*store->Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
-  ASSERT_EQ(*store->Ingest(SampleIngest("b2", "a1")), IngestOutcome::kIngested);
+  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
+  ASSERT_EQ(*store->revisions().Ingest(SampleIngest("b2", "a1")), IngestOutcome::kIngested);
 
-  EXPECT_EQ(**store->GetRefHead("google/gemma-2-9b-it", "main"), "b2");
-  const std::vector<RevisionRecord> revs = *store->ListRevisions("google/gemma-2-9b-it");
+  EXPECT_EQ(**store->revisions().GetRefHead("google/gemma-2-9b-it", "main"), "b2");
+  const std::vector<RevisionRecord> revs =
+      *store->revisions().ListRevisions("google/gemma-2-9b-it");
   ASSERT_EQ(revs.size(), 2u);
   EXPECT_EQ(revs[0].sha, "b2");  // newest first
   EXPECT_EQ(revs[0].parents, std::vector<std::string>{"a1"});
   EXPECT_EQ(revs[1].ingest_order, 1);
-  EXPECT_EQ(store->ListRevisions("google/gemma-2-9b-it", 0, "b2")->size(), 1u);
-  EXPECT_EQ(store->GetManifest("google/gemma-2-9b-it", "b2")->size(), 2u);
-  EXPECT_EQ(**store->GetBlob("oid-config-b2"), "{\"model_type\": \"gemma2\"}");
-  const SafetensorsHeader h = **store->GetHeader("sha-w1");
+  EXPECT_EQ(store->revisions().ListRevisions("google/gemma-2-9b-it", 0, "b2")->size(), 1u);
+  EXPECT_EQ(store->revisions().GetManifest("google/gemma-2-9b-it", "b2")->size(), 2u);
+  EXPECT_EQ(**store->revisions().GetBlob("oid-config-b2"), "{\"model_type\": \"gemma2\"}");
+  const SafetensorsHeader h = **store->revisions().GetHeader("sha-w1");
   EXPECT_EQ(h.tensors.at("model.norm.weight").shape, std::vector<int64_t>{3584});
   EXPECT_EQ(h.metadata.at("format"), "pt");
-  EXPECT_EQ((*store->GetEstimate("google/gemma-2-9b-it", "a1"))->params_total, 9241705984u);
-  EXPECT_EQ((*store->LatestEstimate("google/gemma-2-9b-it"))->sha, "b2");
-  const std::vector<AdvisoryRecord> advisories = *store->ListAdvisories({});
+  EXPECT_EQ((*store->revisions().GetEstimate("google/gemma-2-9b-it", "a1"))->params_total,
+            9241705984u);
+  EXPECT_EQ((*store->revisions().LatestEstimate("google/gemma-2-9b-it"))->sha, "b2");
+  const std::vector<AdvisoryRecord> advisories = *store->advisories().ListAdvisories({});
   ASSERT_EQ(advisories.size(), 2u);
   EXPECT_EQ(advisories[0].seq, 1);
   EXPECT_EQ(advisories[1].seq, 2);
-  EXPECT_EQ(store->ListAdvisories({.since = 1})->size(), 1u);
-  EXPECT_EQ((*store->GetAdvisory("x_HUBWATCH-b2"))->kind, "config");
-  const std::vector<ChangeRecord> changes = *store->ChangesOf("google/gemma-2-9b-it", "b2");
+  EXPECT_EQ(store->advisories().ListAdvisories({.since = 1})->size(), 1u);
+  EXPECT_EQ((*store->advisories().GetAdvisory("x_HUBWATCH-b2"))->kind, "config");
+  const std::vector<ChangeRecord> changes =
+      *store->revisions().ChangesOf("google/gemma-2-9b-it", "b2");
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].change.summary, "rope_theta 10000 -> 500000");
   EXPECT_EQ(changes[0].change.impact, diff::Impact::kBehavioral);
 
   const std::string before = Dump(db.path());
-  ASSERT_EQ(*store->Ingest(SampleIngest("b2", "a1")), IngestOutcome::kAlreadyPresent);
+  ASSERT_EQ(*store->revisions().Ingest(SampleIngest("b2", "a1")), IngestOutcome::kAlreadyPresent);
   EXPECT_EQ(Dump(db.path()), before);
 }
 
 TEST(Store, AFailedIngestLeavesNothingBehind) {
   auto store = OpenOrDie(":memory:");
-  ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
   RevisionIngest bad = SampleIngest("a1", "");
   bad.advisories[0].change_ordinal = 7;  // no such change: fails after most rows are written
-  Result<IngestOutcome> r = store->Ingest(bad);
+  Result<IngestOutcome> r = store->revisions().Ingest(bad);
   ASSERT_FALSE(r.ok());
-  EXPECT_FALSE(*store->HasRevision("google/gemma-2-9b-it", "a1"));
-  EXPECT_FALSE(store->GetBlob("oid-config-a1")->has_value());
-  EXPECT_FALSE(store->GetRefHead("google/gemma-2-9b-it", "main")->has_value());
-  EXPECT_TRUE(store->ListChanges({})->empty());
-  EXPECT_EQ(*store->Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
+  EXPECT_FALSE(*store->revisions().HasRevision("google/gemma-2-9b-it", "a1"));
+  EXPECT_FALSE(store->revisions().GetBlob("oid-config-a1")->has_value());
+  EXPECT_FALSE(store->revisions().GetRefHead("google/gemma-2-9b-it", "main")->has_value());
+  EXPECT_TRUE(store->revisions().ListChanges({})->empty());
+  EXPECT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
 }
 
 TEST(Store, DiskFullIsAnErrorAndLosesNothing) {
   TempDb db;
   {
     auto store = OpenOrDie(db.path());
-    ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
-    ASSERT_EQ(*store->Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
+    ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+    ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
   }
   {
     auto full = OpenOrDie(db.path(), {.max_page_count = 40});
     RevisionIngest big = SampleIngest("b2", "a1");
     big.blobs.push_back({"oid-huge", std::string(1 << 20, 'x')});
-    Result<IngestOutcome> r = full->Ingest(big);
+    Result<IngestOutcome> r = full->revisions().Ingest(big);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("full"), std::string::npos) << r.error().message;
-    EXPECT_FALSE(*full->HasRevision("google/gemma-2-9b-it", "b2"));
-    EXPECT_TRUE(*full->HasRevision("google/gemma-2-9b-it", "a1"));
+    EXPECT_FALSE(*full->revisions().HasRevision("google/gemma-2-9b-it", "b2"));
+    EXPECT_TRUE(*full->revisions().HasRevision("google/gemma-2-9b-it", "a1"));
   }
   auto store = OpenOrDie(db.path());  // the fault ends: the same revision goes in
   RevisionIngest big = SampleIngest("b2", "a1");
   big.blobs.push_back({"oid-huge", std::string(1 << 20, 'x')});
-  EXPECT_EQ(*store->Ingest(big), IngestOutcome::kIngested);
+  EXPECT_EQ(*store->revisions().Ingest(big), IngestOutcome::kIngested);
 }
 
 TEST(Store, LockedByAnotherWriterIsAnError) {
   TempDb db;
   auto store = OpenOrDie(db.path(), {.busy_timeout_ms = 50});
-  ASSERT_TRUE(store->AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
   sqlite3* other = nullptr;
   sqlite3_open(db.path().c_str(), &other);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  Result<IngestOutcome> r = store->Ingest(SampleIngest("a1", ""));
+  Result<IngestOutcome> r = store->revisions().Ingest(SampleIngest("a1", ""));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("locked by another process"), std::string::npos)
       << r.error().message;
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
-  EXPECT_EQ(*store->Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
+  EXPECT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
 }
 
 TEST(Store, HttpCache) {
   auto store = OpenOrDie(":memory:");
-  EXPECT_FALSE(store->GetHttpCache("http://127.0.0.1/api/models/x")->has_value());
-  ASSERT_TRUE(store->PutHttpCache("http://127.0.0.1/api/models/x", {"\"e1\"", "{}", "[]"}, 1).ok());
-  ASSERT_TRUE(
-      store
-          ->PutHttpCache("http://127.0.0.1/api/models/x",
-                         {"\"e2\"", "{\"a\":1}", R"([["Content-Type","application/json"]])"}, 2)
-          .ok());
-  const auto cached = **store->GetHttpCache("http://127.0.0.1/api/models/x");
+  EXPECT_FALSE(store->revisions().GetHttpCache("http://127.0.0.1/api/models/x")->has_value());
+  ASSERT_TRUE(store->revisions()
+                  .PutHttpCache("http://127.0.0.1/api/models/x", {"\"e1\"", "{}", "[]"}, 1)
+                  .ok());
+  ASSERT_TRUE(store->revisions()
+                  .PutHttpCache("http://127.0.0.1/api/models/x",
+                                {"\"e2\"", "{\"a\":1}", R"([["Content-Type","application/json"]])"},
+                                2)
+                  .ok());
+  const auto cached = **store->revisions().GetHttpCache("http://127.0.0.1/api/models/x");
   EXPECT_EQ(cached.etag, "\"e2\"");
   EXPECT_EQ(cached.body, "{\"a\":1}");
   EXPECT_EQ(cached.headers, R"([["Content-Type","application/json"]])");

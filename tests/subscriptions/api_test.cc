@@ -8,6 +8,7 @@ namespace hubwatch::subscriptions {
 namespace {
 
 using store::Store;
+using store::Subscription;
 
 class Api : public ::testing::Test {
  protected:
@@ -116,7 +117,7 @@ TEST_F(Api, CreateRejectsBadInputWith400AndNeverEchoesTheSecret) {
     EXPECT_EQ(error.find("c2VjcmV0"), std::string::npos) << error;
     EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
   }
-  EXPECT_TRUE(store_->ListSubscriptions()->empty());
+  EXPECT_TRUE(store_->outbox().ListSubscriptions()->empty());
   EXPECT_EQ(changes_, 0);
 }
 
@@ -136,7 +137,7 @@ TEST_F(Api, RemoveDeletesAndFailsPendingDeliveries) {
   EXPECT_TRUE(removed.body.is_null());
   EXPECT_EQ(changes_, 2);
   EXPECT_EQ(matcher_.size(), 0u);
-  EXPECT_EQ(store_->ListDeliveries(id)->at(0).state, "failed");
+  EXPECT_EQ(store_->outbox().ListDeliveries(id)->at(0).state, store::DeliveryState::kFailed);
   EXPECT_EQ(Remove(std::to_string(id)).status, 404);
   for (const char* junk : {"", "abc", "-1", "0", "1x", "99999999999999999999999"}) {
     EXPECT_EQ(Remove(junk).status, 404) << junk;
@@ -144,15 +145,15 @@ TEST_F(Api, RemoveDeletesAndFailsPendingDeliveries) {
 }
 
 TEST_F(Api, ConfigSubscriptionsAreManagedInTheFile) {
-  Store::Subscription c;
+  Subscription c;
   c.url = "https://config.example/";
   c.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-  c.source = "config";
-  Result<int64_t> id = store_->AddSubscription(c);
+  c.source = store::Source::kConfig;
+  Result<int64_t> id = store_->outbox().AddSubscription(c);
   ASSERT_TRUE(id.ok());
   EXPECT_EQ(Remove(std::to_string(*id)).status, 409);
   EXPECT_EQ(Create({{"url", "https://config.example/"}}).status, 409);
-  EXPECT_TRUE(store_->GetSubscription(*id)->has_value());
+  EXPECT_TRUE(store_->outbox().GetSubscription(*id)->has_value());
   EXPECT_EQ(List().body["subscriptions"][0]["source"], "config");
 }
 

@@ -23,7 +23,9 @@
 namespace hubwatch::subscriptions {
 namespace {
 
+using store::OutboxRow;
 using store::Store;
+using store::Subscription;
 using testing::AddAdvisory;
 using testing::Receiver;
 using testing::Sha;
@@ -72,11 +74,11 @@ class Deliverer : public ::testing::Test {
         .count();
   }
   int64_t AddSubscription(const std::string& url, const std::string& secret = kSecret) {
-    Store::Subscription s;
+    Subscription s;
     s.url = url;
     s.secret = secret;
     s.created_at = Now();
-    Result<int64_t> id = store_->AddSubscription(s);
+    Result<int64_t> id = store_->outbox().AddSubscription(s);
     EXPECT_TRUE(id.ok());
     return id.ok() ? *id : 0;
   }
@@ -117,10 +119,10 @@ class Deliverer : public ::testing::Test {
     RunUntil([&] { return !reports.empty() && deliverer.in_flight() == 0; });
     return reports.empty() ? AttemptReport{} : reports[0];
   }
-  std::vector<Store::OutboxRow> Rows(int64_t sub) { return *store_->ListDeliveries(sub); }
+  std::vector<OutboxRow> Rows(int64_t sub) { return *store_->outbox().ListDeliveries(sub); }
   bool AllSettled(int64_t sub) {
-    for (const Store::OutboxRow& r : Rows(sub)) {
-      if (r.state == "pending") return false;
+    for (const OutboxRow& r : Rows(sub)) {
+      if (r.state == store::DeliveryState::kPending) return false;
     }
     return true;
   }
@@ -157,7 +159,7 @@ TEST_F(Deliverer, PostsTheOsvRecordSignedPerStandardWebhooks) {
     EXPECT_EQ(r.headers.at("webhook-timestamp"), std::to_string(Now()));
     const std::string advisory = nlohmann::json::parse(r.body)["id"];
     // The body is the stored record, byte for byte.
-    EXPECT_EQ(r.body, (*store_->GetAdvisory(advisory))->osv.dump());
+    EXPECT_EQ(r.body, (*store_->advisories().GetAdvisory(advisory))->osv.dump());
     EXPECT_EQ(r.headers.at("webhook-id"), WebhookId(advisory, SubscriptionTarget(sub)));
     EXPECT_TRUE(Verify(kSecret, r.headers.at("webhook-id"), r.headers.at("webhook-timestamp"),
                        r.body, r.headers.at("webhook-signature"), Now())
@@ -167,8 +169,8 @@ TEST_F(Deliverer, PostsTheOsvRecordSignedPerStandardWebhooks) {
   EXPECT_EQ(ids, (std::set<std::string>{a1, a2}));
   EXPECT_TRUE(PythonVerifies(got, kSecret));
   EXPECT_FALSE(PythonVerifies(got, kSecret, " "));  // the check can fail
-  for (const Store::OutboxRow& r : Rows(sub)) {
-    EXPECT_EQ(r.state, "delivered");
+  for (const OutboxRow& r : Rows(sub)) {
+    EXPECT_EQ(r.state, store::DeliveryState::kDelivered);
     EXPECT_EQ(r.attempts, 1);
     EXPECT_EQ(r.last_status, 200);
   }
@@ -210,8 +212,8 @@ TEST_F(Deliverer, RetriesWithFullJitterAndTheSameIdUntilDelivered) {
     EXPECT_GE(gap, i == 2 ? 120 : 1) << i;
     EXPECT_LE(gap, i == 2 ? 121 : 5 << i) << i;
   }
-  const Store::OutboxRow row = Rows(sub)[0];
-  EXPECT_EQ(row.state, "delivered");
+  const OutboxRow row = Rows(sub)[0];
+  EXPECT_EQ(row.state, store::DeliveryState::kDelivered);
   EXPECT_EQ(row.attempts, 5);
 }
 
@@ -225,8 +227,8 @@ TEST_F(Deliverer, GivesUpAfterTheRetryWindow) {
   deliverer.Start();
   RunUntil([&] { return AllSettled(sub); });
 
-  const Store::OutboxRow row = Rows(sub)[0];
-  EXPECT_EQ(row.state, "failed");
+  const OutboxRow row = Rows(sub)[0];
+  EXPECT_EQ(row.state, store::DeliveryState::kFailed);
   EXPECT_NE(row.last_error.find("HTTP 500"), std::string::npos);
   EXPECT_NE(row.last_error.find("gave up"), std::string::npos);
   const std::vector<Receiver::Request> got = receiver_.requests();
@@ -285,13 +287,13 @@ TEST_F(Deliverer, GoneDisablesTheSubscriptionAndFailsItsPendingRows) {
   EXPECT_EQ(ok.requests().size(), 3u);
   EXPECT_EQ(disabled, (std::vector<int64_t>{gone}));
   EXPECT_EQ(matcher.size(), 1u);
-  const std::optional<Store::Subscription> s = *store_->GetSubscription(gone);
+  const std::optional<Subscription> s = *store_->outbox().GetSubscription(gone);
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->disabled_at.has_value());
   EXPECT_EQ(s->disabled_reason, "the receiver answered 410 Gone");
-  for (const Store::OutboxRow& r : Rows(gone)) EXPECT_EQ(r.state, "failed");
+  for (const OutboxRow& r : Rows(gone)) EXPECT_EQ(r.state, store::DeliveryState::kFailed);
   EXPECT_EQ(Rows(gone)[0].last_status, 410);
-  for (const Store::OutboxRow& r : Rows(fine)) EXPECT_EQ(r.state, "delivered");
+  for (const OutboxRow& r : Rows(fine)) EXPECT_EQ(r.state, store::DeliveryState::kDelivered);
   // A later advisory for the disabled subscription is never sent.
   Advise(4, {gone});
   deliverer.Kick();
@@ -330,12 +332,12 @@ TEST_F(Deliverer, ARestartInTheMiddleOfRetriesDeliversWithTheSameId) {
   deliverer.Start();
   auto guard = boost::asio::make_work_guard(io);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (reopened->ListDeliveries(sub)->at(0).state == "pending" &&
+  while (reopened->outbox().ListDeliveries(sub)->at(0).state == store::DeliveryState::kPending &&
          std::chrono::steady_clock::now() < deadline) {
     io.run_for(std::chrono::milliseconds(5));
   }
-  const Store::OutboxRow row = reopened->ListDeliveries(sub)->at(0);
-  EXPECT_EQ(row.state, "delivered");
+  const OutboxRow row = reopened->outbox().ListDeliveries(sub)->at(0);
+  EXPECT_EQ(row.state, store::DeliveryState::kDelivered);
   EXPECT_EQ(row.attempts, 3);
   const std::vector<Receiver::Request> got = receiver_.requests();
   ASSERT_EQ(got.size(), 3u);
@@ -362,14 +364,14 @@ TEST_F(Deliverer, RefusesAHostnameThatResolvesToLoopback) {
   EXPECT_EQ(receiver_.requests().size(), 0u);
   EXPECT_EQ(report.result, AttemptReport::Result::kRetry);
   EXPECT_EQ(report.error, "refused to connect to a loopback address (127.0.0.1)");
-  EXPECT_EQ(Rows(sub)[0].state, "pending");
+  EXPECT_EQ(Rows(sub)[0].state, store::DeliveryState::kPending);
 
   // The same name with private targets allowed is delivered: the refusal was the policy's.
   WebhookDeliverer allowed(access_, sender, clock_, random_, Options());
   allowed.Start();
   RunUntil([&] { return AllSettled(sub); });
   EXPECT_EQ(receiver_.requests().size(), 1u);
-  EXPECT_EQ(Rows(sub)[0].state, "delivered");
+  EXPECT_EQ(Rows(sub)[0].state, store::DeliveryState::kDelivered);
 }
 
 TEST_F(Deliverer, RefusesAStoredLoopbackUrlOncePrivateTargetsAreOff) {
@@ -419,7 +421,7 @@ TEST_F(Deliverer, WithAStoreThreadEveryRowIsDeliveredExactlyOnce) {
   }
   EXPECT_EQ(done.size(), 6u);
   EXPECT_EQ(got.size(), 9u);
-  for (const Store::OutboxRow& r : Rows(sub)) EXPECT_EQ(r.state, "delivered");
+  for (const OutboxRow& r : Rows(sub)) EXPECT_EQ(r.state, store::DeliveryState::kDelivered);
   (*threaded)->Shutdown();
 }
 

@@ -8,15 +8,16 @@ namespace hubwatch::subscriptions {
 namespace {
 
 using store::Store;
+using store::Subscription;
 
-Store::Subscription Sub(int64_t id, std::string repos, std::vector<std::string> kinds = {},
-                        std::string min_impact = "behavioral") {
-  Store::Subscription s;
+Subscription Sub(int64_t id, std::string repos, std::vector<std::string> kinds = {},
+                 diff::Impact min_impact = diff::Impact::kBehavioral) {
+  Subscription s;
   s.id = id;
   s.url = "https://example.com/" + std::to_string(id);
   s.repos = std::move(repos);
   s.kinds = std::move(kinds);
-  s.min_impact = std::move(min_impact);
+  s.min_impact = min_impact;
   return s;
 }
 
@@ -45,8 +46,9 @@ TEST(Matcher, RepoGlobCrossesSlashesAndIgnoresCase) {
 
 TEST(Matcher, KindsAndMinimumImpactFilter) {
   SubscriptionMatcher m;
-  m.Reset({Sub(1, "*", {"chat_template", "tokenizer"}), Sub(2, "*", {}, "breaking"),
-           Sub(3, "*", {}, "cosmetic"), Sub(4, "*", {"weights"}, "breaking")});
+  m.Reset({Sub(1, "*", {"chat_template", "tokenizer"}), Sub(2, "*", {}, diff::Impact::kBreaking),
+           Sub(3, "*", {}, diff::Impact::kCosmetic),
+           Sub(4, "*", {"weights"}, diff::Impact::kBreaking)});
   EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kChatTemplate, diff::Impact::kBehavioral)),
             (Targets{"subscription:1", "subscription:3"}));
   EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kCosmetic)),
@@ -58,12 +60,11 @@ TEST(Matcher, KindsAndMinimumImpactFilter) {
 }
 
 TEST(Matcher, DisabledAndUnreadableSubscriptionsNeverMatch) {
-  Store::Subscription disabled = Sub(1, "*");
+  Subscription disabled = Sub(1, "*");
   disabled.disabled_at = 5;
-  Store::Subscription unknown_kinds = Sub(2, "*", {"no_such_kind"});
-  Store::Subscription bad_impact = Sub(3, "*", {}, "severe");
+  Subscription unknown_kinds = Sub(2, "*", {"no_such_kind"});
   SubscriptionMatcher m;
-  m.Reset({disabled, unknown_kinds, bad_impact, Sub(4, "*")});
+  m.Reset({disabled, unknown_kinds, Sub(4, "*")});
   EXPECT_EQ(m.size(), 1u);
   EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking)),
             (Targets{"subscription:4"}));
@@ -93,9 +94,9 @@ TEST(Matcher, ResetSwapsTheWholeSetWhileOtherThreadsMatch) {
 TEST(Matcher, RefreshReadsTheStore) {
   Result<std::unique_ptr<Store>> s = Store::Open(":memory:");
   ASSERT_TRUE(s.ok());
-  Store::Subscription a = Sub(0, "google/*");
+  Subscription a = Sub(0, "google/*");
   a.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-  Result<int64_t> id = (*s)->AddSubscription(a);
+  Result<int64_t> id = (*s)->outbox().AddSubscription(a);
   ASSERT_TRUE(id.ok());
   SubscriptionMatcher m;
   ASSERT_TRUE(m.Refresh(**s).ok());

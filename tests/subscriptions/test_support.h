@@ -57,7 +57,7 @@ inline std::string AddAdvisory(store::Store& s, const std::string& repo, const s
   r.id = repo;
   r.refs = {"main"};
   r.added_at = now;
-  EXPECT_TRUE(s.AddRepo(r).ok());
+  EXPECT_TRUE(s.revisions().AddRepo(r).ok());
   store::RevisionIngest in;
   in.revision.repo = repo;
   in.revision.sha = sha;
@@ -77,7 +77,7 @@ inline std::string AddAdvisory(store::Store& s, const std::string& repo, const s
                     "2026-12-02T00:00:00Z",
                     targets}};
   in.ref_heads = {{"main", sha}};
-  Result<store::IngestOutcome> out = s.Ingest(in);
+  Result<store::IngestOutcome> out = s.revisions().Ingest(in);
   EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().message);
   return id;
 }

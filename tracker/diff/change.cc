@@ -24,6 +24,13 @@ std::string_view ImpactName(Impact impact) {
   return "cosmetic";
 }
 
+std::optional<Impact> ParseImpact(std::string_view name) {
+  for (Impact i : {Impact::kCosmetic, Impact::kBehavioral, Impact::kBreaking}) {
+    if (ImpactName(i) == name) return i;
+  }
+  return std::nullopt;
+}
+
 std::string_view KindName(ChangeKind kind) { return kKindNames[static_cast<int>(kind)]; }
 
 bool ParseKind(std::string_view name, ChangeKind& kind) {

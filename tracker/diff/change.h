@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,8 @@ enum class Impact {
   kBreaking,    // loading or shapes change (hidden_size, vocab, tensors added/removed/reshaped)
 };
 std::string_view ImpactName(Impact impact);  // "cosmetic", "behavioral", "breaking"
+// Parses an ImpactName; nullopt when unknown.
+std::optional<Impact> ParseImpact(std::string_view name);
 // The more severe of the two.
 inline Impact MaxImpact(Impact a, Impact b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;

@@ -61,7 +61,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void Start() {
-    Result<std::optional<store::RepoRecord>> record = p_.store_.GetRepo(repo_);
+    Result<std::optional<store::RepoRecord>> record = p_.store_.revisions().GetRepo(repo_);
     if (!record.ok() || !*record) {
       return FailLocal(record.ok() ? "not a tracked repo" : record.error().message);
     }
@@ -97,7 +97,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         }
       }
       if (head.empty()) return FailLocal("tracked ref \"" + ref + "\" does not exist");
-      Result<std::optional<std::string>> cursor = p_.store_.GetRefHead(repo_, ref);
+      Result<std::optional<std::string>> cursor = p_.store_.revisions().GetRefHead(repo_, ref);
       if (!cursor.ok()) return FailLocal(cursor.error().message);
       if (*cursor != head) moved_.push_back({ref, head});
     }
@@ -110,13 +110,13 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     const Moved m = moved_.front();
     moved_.pop_front();
     ref_ = m.ref;
-    Result<std::optional<std::string>> cursor = p_.store_.GetRefHead(repo_, ref_);
+    Result<std::optional<std::string>> cursor = p_.store_.revisions().GetRefHead(repo_, ref_);
     if (!cursor.ok()) return FailLocal(cursor.error().message);
     cursor_ = cursor->value_or("");
-    Result<bool> known = p_.store_.HasRevision(repo_, m.head);
+    Result<bool> known = p_.store_.revisions().HasRevision(repo_, m.head);
     if (!known.ok()) return FailLocal(known.error().message);
     if (*known) {  // the ref moved to a revision already ingested through another ref
-      if (Status s = p_.store_.SetRefHead(repo_, ref_, m.head, Now()); !s.ok()) {
+      if (Status s = p_.store_.revisions().SetRefHead(repo_, ref_, m.head, Now()); !s.ok()) {
         return FailLocal(s.error().message);
       }
       return NextRef();
@@ -138,14 +138,14 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     queue_.clear();
     for (auto it = list.commits.rbegin(); it != list.commits.rend(); ++it) {
       in_history.insert(it->id);
-      Result<bool> known = p_.store_.HasRevision(repo_, it->id);
+      Result<bool> known = p_.store_.revisions().HasRevision(repo_, it->id);
       if (!known.ok()) return FailLocal(known.error().message);
       if (!*known) queue_.push_back(*it);
     }
     rewritten_away_.clear();
     if (rewrite_) {
       report_.history_rewritten = true;
-      Result<std::vector<store::RevisionRecord>> old = p_.store_.ListRevisions(repo_);
+      Result<std::vector<store::RevisionRecord>> old = p_.store_.revisions().ListRevisions(repo_);
       if (!old.ok()) return FailLocal(old.error().message);
       for (const store::RevisionRecord& r : *old) {
         if (!r.rewritten_away && !in_history.count(r.sha)) rewritten_away_.push_back(r.sha);
@@ -263,7 +263,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         if (be.path == e.path && be.git_oid == e.git_oid) return base_->File(e.path);
       }
     }
-    Result<std::optional<std::string>> blob = p_.store_.GetBlob(e.git_oid);
+    Result<std::optional<std::string>> blob = p_.store_.revisions().GetBlob(e.git_oid);
     if (!blob.ok()) {
       FailLocal(blob.error().message);
       return std::nullopt;
@@ -276,7 +276,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       auto it = base_->headers.find(id);
       if (it != base_->headers.end()) return it->second;
     }
-    Result<std::optional<SafetensorsHeader>> h = p_.store_.GetHeader(id);
+    Result<std::optional<SafetensorsHeader>> h = p_.store_.revisions().GetHeader(id);
     if (!h.ok()) {
       FailLocal(h.error().message);
       return std::nullopt;
@@ -341,7 +341,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       in.changes.push_back(std::move(c));
     }
 
-    Result<std::optional<store::EstimateRecord>> previous = store.LatestEstimate(repo_);
+    Result<std::optional<store::EstimateRecord>> previous = store.revisions().LatestEstimate(repo_);
     if (!previous.ok()) return {previous.error().message};
     if (NeedsEstimate(base_ ? &*base_ : nullptr, current_, previous->has_value())) {
       EstimateOutcome e = EstimateSnapshot(repo_, current_);
@@ -365,7 +365,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       const int ordinal = ordinals[{c.kind, c.path}]++;
       if (c.impact == diff::Impact::kCosmetic && !o_->advise_cosmetic) continue;
       Result<std::optional<std::string>> introduced =
-          store.LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
+          store.revisions().LastChangeRevision(repo_, diff::KindName(c.kind), c.path);
       if (!introduced.ok()) return {introduced.error().message};
       advisory::AdvisoryContext ctx;
       ctx.repo = repo_;
@@ -391,7 +391,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
 
     if (o_->before_commit) o_->before_commit(repo_, commit.id);
-    Result<store::IngestOutcome> r = store.Ingest(in);
+    Result<store::IngestOutcome> r = store.revisions().Ingest(in);
     if (!r.ok()) return {r.error().message};
     Built built;
     built.ingested = *r == store::IngestOutcome::kIngested;
@@ -467,14 +467,16 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   // burst still settling brings the next poll forward to its settle time.
   void Persist() {
     if (o_->write_soon && OnlyPollTimesChanged()) {
-      o_->write_soon([w = &Writer(), record = record_] { return w->UpdateRepoPoll(record); });
+      o_->write_soon(
+          [w = &Writer(), record = record_] { return w->revisions().UpdateRepoPoll(record); });
       report_.next_poll_at = record_.next_poll_at;
       return Done();
     }
     auto self = shared_from_this();
     auto status = std::make_shared<Status>();
     auto work = [self, status] {
-      Result<store::Store::Publication> p = self->Writer().PublishSettled(self->repo_, self->Now());
+      Result<store::Publication> p =
+          self->Writer().advisories().PublishSettled(self->repo_, self->Now());
       if (!p.ok()) {
         *status = p.error();
         return;
@@ -485,7 +487,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       if (p->next_settle_at && *p->next_settle_at < self->record_.next_poll_at) {
         self->record_.next_poll_at = *p->next_settle_at;
       }
-      *status = self->Writer().UpdateRepoPoll(self->record_);
+      *status = self->Writer().revisions().UpdateRepoPoll(self->record_);
     };
     auto then = [self, status] {
       self->report_.next_poll_at = self->record_.next_poll_at;
@@ -520,7 +522,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         record_.consecutive_errors != stored_.consecutive_errors) {
       return false;
     }
-    Result<bool> held = p_.store_.HasHeldAdvisories(repo_);
+    Result<bool> held = p_.store_.advisories().HasHeldAdvisories(repo_);
     return held.ok() && !*held;
   }
 
@@ -563,7 +565,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   // No tracked ref has a head in the store: the Hub's 404 cannot mean "deleted since".
   bool NeverSeen() {
     for (const std::string& ref : record_.refs) {
-      Result<std::optional<std::string>> head = p_.store_.GetRefHead(repo_, ref);
+      Result<std::optional<std::string>> head = p_.store_.revisions().GetRefHead(repo_, ref);
       if (!head.ok() || *head) return false;
     }
     return true;

@@ -9,7 +9,7 @@
 // recursive tree; the changed tracked small files (deduplicated by git oid, checked against
 // it) and the headers of changed safetensors files (deduplicated by LFS sha256; weights are
 // never downloaded); the diff engines against the previous revision; the estimate when config
-// or headers changed; one OSV advisory per advised change; and one Store::Ingest transaction
+// or headers changed; one OSV advisory per advised change; and one store Ingest transaction
 // that also moves the ref cursor, so a crash between revisions loses nothing and repeats
 // nothing. A file the Hub serves badly becomes an `error` change, never a stuck repo; a Hub
 // error for the repo itself becomes its state (deleted, gated, disabled, erroring) and a later
@@ -39,7 +39,7 @@ struct PollerOptions {
   // 0: advisories are published as their revision is ingested. Otherwise a burst of commits is
   // ingested as it arrives but its advisories are held until no commit came for this long (by
   // the commits' dates, clamped to now); the repo is polled again when the burst should settle,
-  // and every poll publishes what has settled (Store::PublishSettled).
+  // and every poll publishes what has settled (AdvisoryStore::PublishSettled).
   int64_t settle_window_s = 0;
   // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
   std::function<std::vector<std::string>(const std::string& repo, const diff::Change& change)>

@@ -26,12 +26,12 @@ Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo,
                               const std::string& sha) {
   Snapshot s;
   s.sha = sha;
-  Result<diff::Manifest> manifest = store.GetManifest(repo, sha);
+  Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, sha);
   if (!manifest.ok()) return manifest.error();
   s.manifest = std::move(manifest).value();
   for (const diff::ManifestEntry& e : s.manifest) {
     if (IsTrackedSmallFile(e)) {
-      Result<std::optional<std::string>> blob = store.GetBlob(e.git_oid);
+      Result<std::optional<std::string>> blob = store.revisions().GetBlob(e.git_oid);
       if (!blob.ok()) return blob.error();
       if (*blob) {
         s.files[e.path] = std::move(**blob);
@@ -39,7 +39,7 @@ Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo,
         s.unreadable[e.path] = "its content could not be read when this revision was ingested";
       }
     } else if (IsSafetensorsFile(e) && !s.headers.count(*e.lfs_sha256)) {
-      Result<std::optional<SafetensorsHeader>> header = store.GetHeader(*e.lfs_sha256);
+      Result<std::optional<SafetensorsHeader>> header = store.revisions().GetHeader(*e.lfs_sha256);
       if (!header.ok()) return header.error();
       if (*header) s.headers.emplace(*e.lfs_sha256, std::move(**header));
     }

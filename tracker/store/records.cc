@@ -6,18 +6,38 @@ namespace {
 constexpr std::string_view kStateNames[] = {"ok",      "gated",    "renamed",
                                             "deleted", "disabled", "erroring"};
 
+constexpr std::string_view kSourceNames[] = {"config", "api"};
+constexpr std::string_view kDeliveryStateNames[] = {"pending", "delivered", "failed"};
+
+// The enumerator whose name is `name` among `names`, listed in enumerator order.
+template <class Enum, size_t N>
+std::optional<Enum> ParseName(const std::string_view (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string_view SourceName(Source s) { return kSourceNames[static_cast<int>(s)]; }
+std::optional<Source> ParseSource(std::string_view name) {
+  return ParseName<Source>(kSourceNames, name);
+}
+
+std::string_view DeliveryStateName(DeliveryState s) {
+  return kDeliveryStateNames[static_cast<int>(s)];
+}
+std::optional<DeliveryState> ParseDeliveryState(std::string_view name) {
+  return ParseName<DeliveryState>(kDeliveryStateNames, name);
+}
 
 std::string_view RepoStateName(RepoState s) { return kStateNames[static_cast<int>(s)]; }
 
 bool ParseRepoState(std::string_view name, RepoState& state) {
-  for (size_t i = 0; i < std::size(kStateNames); ++i) {
-    if (kStateNames[i] == name) {
-      state = static_cast<RepoState>(i);
-      return true;
-    }
-  }
-  return false;
+  const std::optional<RepoState> parsed = ParseName<RepoState>(kStateNames, name);
+  if (parsed) state = *parsed;
+  return parsed.has_value();
 }
 
 EstimateRecord EstimateRecord::Unavailable(std::string repo, std::string sha, std::string reason) {

@@ -19,6 +19,28 @@ enum class RepoState { kOk, kGated, kRenamed, kDeleted, kDisabled, kErroring };
 std::string_view RepoStateName(RepoState s);  // "ok", "gated", ...
 bool ParseRepoState(std::string_view name, RepoState& state);
 
+// Who added a repo or a subscription: the configuration ("config"), which also removes it when
+// it no longer lists it, or the API ("api"), which the configuration leaves alone.
+enum class Source { kConfig, kApi };
+std::string_view SourceName(Source s);  // "config", "api": the stored text
+std::optional<Source> ParseSource(std::string_view name);
+
+// The state of an outbox row.
+enum class DeliveryState { kPending, kDelivered, kFailed };
+std::string_view DeliveryStateName(DeliveryState s);  // "pending", "delivered", "failed"
+std::optional<DeliveryState> ParseDeliveryState(std::string_view name);
+
+// Filters for listing changes and advisories. Empty / 0 means "any".
+struct Query {
+  std::string repo{};
+  std::string kind{};
+  int64_t since = 0;         // changes: created_at >= since; advisories: seq > since
+  std::string since_time{};  // advisories: modified >= this RFC 3339 time
+  int64_t limit = 0;
+};
+
+enum class IngestOutcome { kIngested, kAlreadyPresent };
+
 struct RepoRecord {
   std::string id{};                 // "google/gemma-2-9b-it"
   std::vector<std::string> refs{};  // tracked refs
@@ -29,9 +51,9 @@ struct RepoRecord {
   int64_t last_polled_at = 0;  // 0: never
   int64_t next_poll_at = 0;
   int64_t consecutive_errors = 0;
-  // "config": the configuration lists it (and untracks it when it no longer does); "api":
-  // added through the API, left alone by the configuration. AddRepo writes it.
-  std::string source = "api";
+  // kConfig: the configuration lists it (and untracks it when it no longer does); kApi: added
+  // through the API, left alone by the configuration. AddRepo writes it.
+  Source source = Source::kApi;
 };
 
 struct RevisionRecord {
@@ -112,7 +134,7 @@ struct RevisionIngest {
   std::vector<std::pair<std::string, std::string>> ref_heads{};  // ref -> sha, after this revision
   std::vector<std::string> rewritten_away{};  // shas of this repo no longer in any ref's history
   // Set: the advisories are held until the repo's burst settles at this time (Unix seconds)
-  // instead of being published now; see Store::PublishSettled.
+  // instead of being published now; see AdvisoryStore::PublishSettled.
   std::optional<int64_t> settle_at{};
 };
 

@@ -1,16 +1,16 @@
 // Advisories: recording them with their revision (published at once, or held while a burst
 // settles), publishing settled bursts, and reading them back.
 
+#include "tracker/store/advisory_store.h"
+
 #include <nlohmann/json.hpp>
 
+#include "tracker/advisory/restamp.h"
 #include "tracker/advisory/time_text.h"
-#include "tracker/store/store.h"
-#include "tracker/store/store_impl.h"
+#include "tracker/store/connection.h"
 
 namespace hubwatch::store {
 namespace {
-
-using advisory::Rfc3339;
 
 constexpr const char kInsertAdvisory[] =
     "INSERT INTO advisories (id, seq, repo, sha, change_id, kind, osv, published, modified, "
@@ -19,9 +19,33 @@ constexpr const char kInsertAdvisory[] =
 constexpr const char kInsertOutbox[] =
     "INSERT INTO outbox (advisory_id, target, created_at) VALUES (?1, ?2, ?3)";
 
+constexpr const char kAdvisoryColumns[] =
+    "SELECT id, seq, repo, sha, change_id, kind, osv, published, modified, withdrawn, "
+    "ingested_at FROM advisories ";
+
+Result<AdvisoryRecord> ReadAdvisory(const Statement& q) {
+  AdvisoryRecord r;
+  r.id = q.Text(0);
+  r.seq = q.Int(1);
+  r.repo = q.Text(2);
+  r.sha = q.Text(3);
+  r.change_id = q.Int(4);
+  r.kind = q.Text(5);
+  Result<nlohmann::json> osv = StoredJson(q.Text(6), "advisory " + r.id);
+  if (!osv.ok()) return osv.error();
+  if (!osv->is_object()) return Error::Io("store: advisory " + r.id + " is damaged: not an object");
+  r.osv = std::move(osv).value();
+  r.published = q.Text(7);
+  r.modified = q.Text(8);
+  r.withdrawn = q.OptionalText(9);
+  if (!q.IsNull(10)) r.ingested_at = q.Int(10);
+  return r;
+}
+
 }  // namespace
 
-Status Store::RecordAdvisories(const RevisionIngest& in, const std::vector<int64_t>& change_ids) {
+Status AdvisoryStore::RecordAdvisories(const RevisionIngest& in,
+                                       const std::vector<int64_t>& change_ids) {
   const RevisionRecord& rev = in.revision;
   for (const NewAdvisory& a : in.advisories) {
     if (a.change_ordinal < 0 || static_cast<size_t>(a.change_ordinal) >= change_ids.size()) {
@@ -55,7 +79,15 @@ Status Store::RecordAdvisories(const RevisionIngest& in, const std::vector<int64
   return Status::Ok();
 }
 
-Status Store::InsertPublished(const PublishedRow& row) {
+Status AdvisoryStore::ForgetRepo(const std::string& repo) {
+  // Advisories reference changes, which reference revisions: the caller deletes those after.
+  HW_PREPARE(h, "DELETE FROM held_advisories WHERE repo = ?1");
+  HW_TRY(h.Bind(1, repo).Run("removing held advisories"));
+  HW_PREPARE(a, "DELETE FROM advisories WHERE repo = ?1");
+  return a.Bind(1, repo).Run("removing advisories");
+}
+
+Status AdvisoryStore::InsertPublished(const PublishedRow& row) {
   HW_PREPARE(q, kInsertAdvisory);
   HW_TRY(q.Bind(1, row.id)
              .Bind(2, row.repo)
@@ -74,14 +106,14 @@ Status Store::InsertPublished(const PublishedRow& row) {
   return Status::Ok();
 }
 
-Result<bool> Store::HasHeldAdvisories(const std::string& repo) {
+Result<bool> AdvisoryStore::HasHeldAdvisories(const std::string& repo) {
   HW_PREPARE(q, "SELECT 1 FROM held_advisories WHERE repo = ?1 LIMIT 1");
   return q.Bind(1, repo).Step("checking held advisories");
 }
 
-Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_t now) {
+Result<Publication> AdvisoryStore::PublishSettled(const std::string& repo, int64_t now) {
   Publication out;
-  Status s = impl_->Transaction([&]() -> Status {
+  Status s = db_.Atomically([&]() -> Status {
     HW_PREPARE(w, "SELECT MAX(settle_at) FROM held_advisories WHERE repo = ?1");
     Result<bool> row = w.Bind(1, repo).Step("reading the burst");
     if (!row.ok()) return row.error();
@@ -102,17 +134,13 @@ Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_
       return Held{r.Text(0), r.Text(1), r.Text(3), r.Text(4), r.Text(5), r.Int(2), r.Int(6)};
     });
     if (!held.ok()) return held.error();
-    const std::string when = Rfc3339(now);
+    const std::string when = advisory::Rfc3339(now);
     for (const Held& h : *held) {
-      Result<nlohmann::json> osv = StoredJson(h.osv, "held advisory " + h.id);
-      if (!osv.ok()) return osv.error();
-      const auto specific = osv->is_object() ? osv->find("database_specific") : osv->end();
-      if (!osv->is_object() || (specific != osv->end() && !specific->is_object())) {
-        return Error::Io("store: held advisory " + h.id + " is damaged: not an OSV record");
-      }
-      (*osv)["published"] = when;
-      (*osv)["modified"] = when;
-      (*osv)["database_specific"]["ingested_at"] = Rfc3339(h.ingested_at);
+      Result<nlohmann::json> stored = StoredJson(h.osv, "held advisory " + h.id);
+      if (!stored.ok()) return stored.error();
+      std::optional<nlohmann::json> osv =
+          advisory::Restamp(std::move(stored).value(), now, h.ingested_at);
+      if (!osv) return Error::Io("store: held advisory " + h.id + " is damaged: not an OSV record");
       Result<std::vector<std::string>> targets =
           StoredStringList(h.targets, "the delivery targets of held advisory " + h.id);
       if (!targets.ok()) return targets.error();
@@ -128,7 +156,7 @@ Result<Store::Publication> Store::PublishSettled(const std::string& repo, int64_
   return out;
 }
 
-Result<std::vector<Store::HeldBurst>> Store::HeldBursts() {
+Result<std::vector<HeldBurst>> AdvisoryStore::HeldBursts() {
   HW_PREPARE(q,
              "SELECT repo, MAX(settle_at), COUNT(*) FROM held_advisories GROUP BY repo "
              "ORDER BY 2, 1");
@@ -137,30 +165,7 @@ Result<std::vector<Store::HeldBurst>> Store::HeldBursts() {
   });
 }
 
-constexpr const char kAdvisoryColumns[] =
-    "SELECT id, seq, repo, sha, change_id, kind, osv, published, modified, withdrawn, "
-    "ingested_at FROM advisories ";
-
-static Result<AdvisoryRecord> ReadAdvisory(const Statement& q) {
-  AdvisoryRecord r;
-  r.id = q.Text(0);
-  r.seq = q.Int(1);
-  r.repo = q.Text(2);
-  r.sha = q.Text(3);
-  r.change_id = q.Int(4);
-  r.kind = q.Text(5);
-  Result<nlohmann::json> osv = StoredJson(q.Text(6), "advisory " + r.id);
-  if (!osv.ok()) return osv.error();
-  if (!osv->is_object()) return Error::Io("store: advisory " + r.id + " is damaged: not an object");
-  r.osv = std::move(osv).value();
-  r.published = q.Text(7);
-  r.modified = q.Text(8);
-  r.withdrawn = q.OptionalText(9);
-  if (!q.IsNull(10)) r.ingested_at = q.Int(10);
-  return r;
-}
-
-Result<std::vector<AdvisoryRecord>> Store::ListAdvisories(const Query& query) {
+Result<std::vector<AdvisoryRecord>> AdvisoryStore::ListAdvisories(const Query& query) {
   static const std::string sql = std::string(kAdvisoryColumns) +
                                  "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
                                  "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5";
@@ -173,16 +178,56 @@ Result<std::vector<AdvisoryRecord>> Store::ListAdvisories(const Query& query) {
   return Collect(q, "listing advisories", ReadAdvisory);
 }
 
-Result<std::optional<AdvisoryRecord>> Store::GetAdvisory(const std::string& id) {
+Result<std::optional<AdvisoryRecord>> AdvisoryStore::GetAdvisory(const std::string& id) {
   static const std::string sql = std::string(kAdvisoryColumns) + "WHERE id = ?1";
   HW_PREPARE(q, sql);
   q.Bind(1, id);
-  Result<bool> row = q.Step("reading advisory");
+  return OptionalRow(q, "reading advisory", ReadAdvisory);
+}
+
+Result<int64_t> AdvisoryStore::MaxAdvisorySeq() {
+  HW_PREPARE(q, "SELECT COALESCE(MAX(seq), 0) FROM advisories");
+  Result<bool> row = q.Step("reading the advisory sequence");
   if (!row.ok()) return row.error();
-  if (!*row) return std::optional<AdvisoryRecord>();
-  Result<AdvisoryRecord> advisory = ReadAdvisory(q);
-  if (!advisory.ok()) return advisory.error();
-  return std::optional<AdvisoryRecord>(std::move(advisory).value());
+  return *row ? q.Int(0) : int64_t{0};
+}
+
+// Records are read back through GetAdvisory, so the table keeps one row reader.
+Result<std::vector<AdvisoryRecord>> AdvisoryStore::ReadAll(Result<std::vector<std::string>> ids) {
+  if (!ids.ok()) return ids.error();
+  std::vector<AdvisoryRecord> out;
+  out.reserve(ids->size());
+  for (const std::string& id : *ids) {
+    Result<std::optional<AdvisoryRecord>> a = GetAdvisory(id);
+    if (!a.ok()) return a.error();
+    if (a->has_value()) out.push_back(std::move(**a));
+  }
+  return out;
+}
+
+Result<std::vector<AdvisoryRecord>> AdvisoryStore::RecentAdvisories(const Query& query) {
+  HW_PREPARE(q,
+             "SELECT id FROM advisories WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
+             "ORDER BY seq DESC LIMIT ?3");
+  q.Bind(1, query.repo).Bind(2, query.kind).Bind(3, query.limit > 0 ? query.limit : -1);
+  return ReadAll(Column0(q, "listing recent advisories"));
+}
+
+Result<std::vector<AdvisoryRecord>> AdvisoryStore::AdvisoriesAffecting(
+    const AffectingQuery& query) {
+  // fixed is the advisory's own revision (a.sha); introduced is read from the OSV record.
+  HW_PREPARE(q,
+             "SELECT a.id FROM advisories a JOIN revisions f ON f.repo = a.repo AND f.sha = a.sha "
+             "WHERE a.repo = ?1 AND a.withdrawn IS NULL AND a.seq > ?3 AND (?2 = '' OR ("
+             "f.ingest_order > " HW_PIN_ORDER
+             " AND COALESCE((SELECT i.ingest_order FROM revisions i WHERE i.repo = a.repo AND "
+             "i.sha = json_extract(a.osv, '$.affected[0].ranges[0].events[0].introduced')), 0) "
+             "<= " HW_PIN_ORDER ")) ORDER BY a.seq LIMIT ?4");
+  q.Bind(1, query.repo)
+      .Bind(2, query.commit)
+      .Bind(3, query.after_seq)
+      .Bind(4, query.limit > 0 ? query.limit : -1);
+  return ReadAll(Column0(q, "matching advisories to a commit"));
 }
 
 }  // namespace hubwatch::store

@@ -1,10 +1,11 @@
-// Store: webhook subscriptions and the delivery state of their outbox rows (migration 0003).
+// OutboxStore: webhook subscriptions and the delivery state of their outbox rows.
+
+#include "tracker/store/outbox_store.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tracker/store/store.h"
-#include "tracker/store/store_impl.h"
+#include "tracker/store/connection.h"
 
 namespace hubwatch::store {
 namespace {
@@ -15,8 +16,8 @@ constexpr const char* kSubscriptionColumns =
 
 // The kinds column is a JSON array of strings, as AddSubscription writes it. Anything else is a
 // damaged row, an error: read as "no kinds" it would widen the subscription to every kind.
-Result<Store::Subscription> ReadSubscription(const Statement& q) {
-  Store::Subscription s;
+Result<Subscription> ReadSubscription(const Statement& q) {
+  Subscription s;
   s.id = q.Int(0);
   s.url = q.Text(1);
   s.secret = q.Text(2);
@@ -25,8 +26,13 @@ Result<Store::Subscription> ReadSubscription(const Statement& q) {
       StoredStringList(q.Text(4), "the kinds of subscription " + std::to_string(s.id));
   if (!kinds.ok()) return kinds.error();
   s.kinds = std::move(kinds).value();
-  s.min_impact = q.Text(5);
-  s.source = q.Text(6);
+  const std::string what = "subscription " + std::to_string(s.id);
+  const std::optional<diff::Impact> min_impact = diff::ParseImpact(q.Text(5));
+  if (!min_impact) return Error::Io("store: the min_impact of " + what + " is damaged");
+  s.min_impact = *min_impact;
+  const std::optional<Source> source = ParseSource(q.Text(6));
+  if (!source) return Error::Io("store: the source of " + what + " is damaged");
+  s.source = *source;
   if (!q.IsNull(7)) s.disabled_at = q.Int(7);
   s.disabled_reason = q.Text(8);
   s.created_at = q.Int(9);
@@ -35,14 +41,14 @@ Result<Store::Subscription> ReadSubscription(const Statement& q) {
 }
 
 // The fields an operator sets; two subscriptions with equal fields need no update.
-bool SameFields(const Store::Subscription& a, const Store::Subscription& b) {
+bool SameFields(const Subscription& a, const Subscription& b) {
   return a.url == b.url && a.secret == b.secret && a.repos == b.repos && a.kinds == b.kinds &&
          a.min_impact == b.min_impact;
 }
 
 }  // namespace
 
-Result<int64_t> Store::AddSubscription(const Subscription& s) {
+Result<int64_t> OutboxStore::AddSubscription(const Subscription& s) {
   HW_PREPARE(q,
              "INSERT INTO subscriptions (url, secret, repos, kinds, min_impact, source, "
              "disabled_at, disabled_reason, created_at, updated_at) "
@@ -51,65 +57,48 @@ Result<int64_t> Store::AddSubscription(const Subscription& s) {
              .Bind(2, s.secret)
              .Bind(3, s.repos)
              .Bind(4, DumpJson(nlohmann::json(s.kinds)))
-             .Bind(5, s.min_impact)
-             .Bind(6, s.source)
+             .Bind(5, diff::ImpactName(s.min_impact))
+             .Bind(6, SourceName(s.source))
              .BindOptional(7, s.disabled_at)
              .Bind(8, s.disabled_reason)
              .Bind(9, s.created_at)
              .Run("adding a subscription"));
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(impl_->db()));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_.handle()));
 }
 
-Result<std::optional<Store::Subscription>> Store::GetSubscription(int64_t id) {
+Result<std::optional<Subscription>> OutboxStore::GetSubscription(int64_t id) {
   static const std::string sql =
       std::string("SELECT ") + kSubscriptionColumns + " FROM subscriptions WHERE id = ?1";
   HW_PREPARE(q, sql);
   q.Bind(1, id);
-  Result<bool> row = q.Step("reading a subscription");
-  if (!row.ok()) return row.error();
-  if (!*row) return std::optional<Subscription>();
-  Result<Subscription> s = ReadSubscription(q);
-  if (!s.ok()) return s.error();
-  return std::optional<Subscription>(std::move(s).value());
+  return OptionalRow(q, "reading a subscription", ReadSubscription);
 }
 
-Result<std::vector<Store::Subscription>> Store::ListSubscriptions() {
+Result<std::vector<Subscription>> OutboxStore::ListSubscriptions() {
   static const std::string sql =
       std::string("SELECT ") + kSubscriptionColumns + " FROM subscriptions ORDER BY id";
   HW_PREPARE(q, sql);
   return Collect(q, "listing subscriptions", ReadSubscription);
 }
 
-// Both helpers below run inside a caller's transaction. They are templates only so that they
-// can take Store::Impl, which is private to Store: its name is never spelled out here.
-namespace {
-
-template <class Impl>
-Status FailPendingOf(Impl& impl, int64_t id, const std::string& reason, int64_t now) {
-  Result<sqlite3_stmt*> stmt = impl.Prepare(
-      "UPDATE outbox SET state = 'failed', last_error = ?2, last_attempt_at = "
-      "COALESCE(last_attempt_at, ?3) WHERE subscription_id = ?1 AND state = 'pending'");
-  if (!stmt.ok()) return stmt.error();
-  Statement q(impl.db(), *stmt);
+Status OutboxStore::FailPendingOf(int64_t id, const std::string& reason, int64_t now) {
+  HW_PREPARE(q,
+             "UPDATE outbox SET state = 'failed', last_error = ?2, last_attempt_at = "
+             "COALESCE(last_attempt_at, ?3) WHERE subscription_id = ?1 AND state = 'pending'");
   return q.Bind(1, id).Bind(2, reason).Bind(3, now).Run("failing pending deliveries");
 }
 
-template <class Impl>
-Result<bool> DeleteSubscription(Impl& impl, int64_t id, int64_t now) {
-  HW_TRY(FailPendingOf(impl, id, "subscription removed", now));
-  Result<sqlite3_stmt*> stmt = impl.Prepare("DELETE FROM subscriptions WHERE id = ?1");
-  if (!stmt.ok()) return stmt.error();
-  Statement q(impl.db(), *stmt);
+Result<bool> OutboxStore::DeleteSubscription(int64_t id, int64_t now) {
+  HW_TRY(FailPendingOf(id, "subscription removed", now));
+  HW_PREPARE(q, "DELETE FROM subscriptions WHERE id = ?1");
   HW_TRY(q.Bind(1, id).Run("removing a subscription"));
-  return sqlite3_changes(impl.db()) > 0;
+  return sqlite3_changes(db_.handle()) > 0;
 }
 
-}  // namespace
-
-Result<bool> Store::RemoveSubscription(int64_t id, int64_t now) {
+Result<bool> OutboxStore::RemoveSubscription(int64_t id, int64_t now) {
   bool removed = false;
-  HW_TRY(impl_->Transaction([&]() -> Status {
-    Result<bool> r = DeleteSubscription(*impl_, id, now);
+  HW_TRY(db_.Atomically([&]() -> Status {
+    Result<bool> r = DeleteSubscription(id, now);
     if (!r.ok()) return r.error();
     removed = *r;
     return Status::Ok();
@@ -117,23 +106,23 @@ Result<bool> Store::RemoveSubscription(int64_t id, int64_t now) {
   return removed;
 }
 
-Result<bool> Store::DisableSubscription(int64_t id, const std::string& reason, int64_t now) {
+Result<bool> OutboxStore::DisableSubscription(int64_t id, const std::string& reason, int64_t now) {
   bool found = false;
-  HW_TRY(impl_->Transaction([&]() -> Status {
+  HW_TRY(db_.Atomically([&]() -> Status {
     HW_PREPARE(q,
                "UPDATE subscriptions SET disabled_at = ?2, disabled_reason = ?3, updated_at = ?2 "
                "WHERE id = ?1");
     HW_TRY(q.Bind(1, id).Bind(2, now).Bind(3, reason).Run("disabling a subscription"));
-    found = sqlite3_changes(impl_->db()) > 0;
-    return FailPendingOf(*impl_, id, "subscription disabled: " + reason, now);
+    found = sqlite3_changes(db_.handle()) > 0;
+    return FailPendingOf(id, "subscription disabled: " + reason, now);
   }));
   return found;
 }
 
-Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
+Result<SubscriptionSync> OutboxStore::SyncConfigSubscriptions(
     const std::vector<Subscription>& wanted, int64_t now) {
   SubscriptionSync sync;
-  HW_TRY(impl_->Transaction([&]() -> Status {
+  HW_TRY(db_.Atomically([&]() -> Status {
     Result<std::vector<Subscription>> current = ListSubscriptions();
     if (!current.ok()) return current.error();
     std::set<std::string> wanted_urls;
@@ -143,19 +132,19 @@ Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
       }
     }
     for (const Subscription& c : *current) {
-      if (c.source != "config" || wanted_urls.count(c.url)) continue;
-      Result<bool> r = DeleteSubscription(*impl_, c.id, now);
+      if (c.source != Source::kConfig || wanted_urls.count(c.url)) continue;
+      Result<bool> r = DeleteSubscription(c.id, now);
       if (!r.ok()) return r.error();
       ++sync.removed;
     }
     for (const Subscription& w : wanted) {
       const Subscription* existing = nullptr;
       for (const Subscription& c : *current) {
-        if (c.source == "config" && c.url == w.url) existing = &c;
+        if (c.source == Source::kConfig && c.url == w.url) existing = &c;
       }
       if (!existing) {
         Subscription add = w;
-        add.source = "config";
+        add.source = Source::kConfig;
         add.created_at = now;
         add.disabled_at.reset();
         add.disabled_reason.clear();
@@ -175,7 +164,7 @@ Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
                  .Bind(2, w.secret)
                  .Bind(3, w.repos)
                  .Bind(4, DumpJson(nlohmann::json(w.kinds)))
-                 .Bind(5, w.min_impact)
+                 .Bind(5, diff::ImpactName(w.min_impact))
                  .Bind(6, now)
                  .Run("updating a config subscription"));
       ++sync.updated;
@@ -185,7 +174,7 @@ Result<Store::SubscriptionSync> Store::SyncConfigSubscriptions(
   return sync;
 }
 
-Result<std::vector<Store::Delivery>> Store::DueDeliveries(int64_t now, int64_t limit) {
+Result<std::vector<Delivery>> OutboxStore::DueDeliveries(int64_t now, int64_t limit) {
   HW_PREPARE(q,
              "SELECT o.id, o.advisory_id, o.target, s.id, s.url, s.secret, a.osv, o.attempts, "
              "o.created_at, o.next_attempt_at FROM outbox o "
@@ -215,7 +204,7 @@ Result<std::vector<Store::Delivery>> Store::DueDeliveries(int64_t now, int64_t l
   return out;
 }
 
-Result<std::optional<int64_t>> Store::NextDeliveryAt() {
+Result<std::optional<int64_t>> OutboxStore::NextDeliveryAt() {
   HW_PREPARE(q,
              "SELECT MIN(o.next_attempt_at) FROM outbox o "
              "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
@@ -226,7 +215,7 @@ Result<std::optional<int64_t>> Store::NextDeliveryAt() {
   return std::optional<int64_t>(q.Int(0));
 }
 
-Status Store::RecordDeliveryAttempt(const DeliveryAttempt& a) {
+Status OutboxStore::RecordDeliveryAttempt(const DeliveryAttempt& a) {
   const std::optional<int64_t> status =
       a.status ? std::optional<int64_t>(*a.status) : std::optional<int64_t>();
   if (a.outcome == DeliveryOutcome::kDelivered) {
@@ -241,7 +230,7 @@ Status Store::RecordDeliveryAttempt(const DeliveryAttempt& a) {
              "WHERE id = ?1 AND state = 'pending'");
   const bool retry = a.outcome == DeliveryOutcome::kRetry;
   return q.Bind(1, a.outbox_id)
-      .Bind(2, retry ? "pending" : "failed")
+      .Bind(2, DeliveryStateName(retry ? DeliveryState::kPending : DeliveryState::kFailed))
       .Bind(3, a.error)
       .BindOptional(4, status)
       .Bind(5, a.at)
@@ -249,29 +238,29 @@ Status Store::RecordDeliveryAttempt(const DeliveryAttempt& a) {
       .Run("recording a failed delivery");
 }
 
-Result<int64_t> Store::FailOrphanDeliveries(int64_t now) {
+Result<int64_t> OutboxStore::FailOrphanDeliveries(int64_t now) {
   int64_t failed = 0;
-  HW_TRY(impl_->Transaction([&]() -> Status {
+  HW_TRY(db_.Atomically([&]() -> Status {
     HW_PREPARE(removed,
                "UPDATE outbox SET state = 'failed', last_error = 'subscription removed', "
                "last_attempt_at = COALESCE(last_attempt_at, ?1) "
                "WHERE state = 'pending' AND subscription_id IS NOT NULL "
                "AND subscription_id NOT IN (SELECT id FROM subscriptions)");
     HW_TRY(removed.Bind(1, now).Run("failing deliveries of removed subscriptions"));
-    failed += sqlite3_changes(impl_->db());
+    failed += sqlite3_changes(db_.handle());
     HW_PREPARE(disabled,
                "UPDATE outbox SET state = 'failed', last_error = 'subscription disabled', "
                "last_attempt_at = COALESCE(last_attempt_at, ?1) "
                "WHERE state = 'pending' AND subscription_id IN "
                "(SELECT id FROM subscriptions WHERE disabled_at IS NOT NULL)");
     HW_TRY(disabled.Bind(1, now).Run("failing deliveries of disabled subscriptions"));
-    failed += sqlite3_changes(impl_->db());
+    failed += sqlite3_changes(db_.handle());
     return Status::Ok();
   }));
   return failed;
 }
 
-Result<std::vector<Store::OutboxRow>> Store::ListDeliveries(int64_t subscription_id) {
+Result<std::vector<OutboxRow>> OutboxStore::ListDeliveries(int64_t subscription_id) {
   HW_PREPARE(q,
              "SELECT id, advisory_id, target, state, attempts, next_attempt_at, last_error, "
              "last_status, last_attempt_at, delivered_at, created_at FROM outbox "
@@ -286,7 +275,11 @@ Result<std::vector<Store::OutboxRow>> Store::ListDeliveries(int64_t subscription
     r.id = q.Int(0);
     r.advisory_id = q.Text(1);
     r.target = q.Text(2);
-    r.state = q.Text(3);
+    const std::optional<DeliveryState> state = ParseDeliveryState(q.Text(3));
+    if (!state) {
+      return Error::Io("store: the state of outbox row " + std::to_string(r.id) + " is damaged");
+    }
+    r.state = *state;
     r.attempts = q.Int(4);
     r.next_attempt_at = q.Int(5);
     r.last_error = q.Text(6);
@@ -299,7 +292,7 @@ Result<std::vector<Store::OutboxRow>> Store::ListDeliveries(int64_t subscription
   return out;
 }
 
-Result<int64_t> Store::CountPendingDeliveries() {
+Result<int64_t> OutboxStore::CountPendingDeliveries() {
   HW_PREPARE(q,
              "SELECT COUNT(*) FROM outbox o "
              "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
@@ -309,7 +302,7 @@ Result<int64_t> Store::CountPendingDeliveries() {
   return *row ? q.Int(0) : int64_t{0};
 }
 
-Result<std::map<int64_t, Store::DeliveryTally>> Store::TallyDeliveries() {
+Result<std::map<int64_t, DeliveryTally>> OutboxStore::TallyDeliveries() {
   HW_PREPARE(q,
              "SELECT subscription_id, state, COUNT(*) FROM outbox "
              "WHERE subscription_id IS NOT NULL GROUP BY subscription_id, state");
@@ -319,13 +312,16 @@ Result<std::map<int64_t, Store::DeliveryTally>> Store::TallyDeliveries() {
     if (!row.ok()) return row.error();
     if (!*row) break;
     DeliveryTally& t = out[q.Int(0)];
-    const std::string state = q.Text(1);
-    (state == "pending" ? t.pending : state == "delivered" ? t.delivered : t.failed) = q.Int(2);
+    const std::optional<DeliveryState> state = ParseDeliveryState(q.Text(1));
+    if (!state) return Error::Io("store: an outbox row's state is damaged");
+    (state == DeliveryState::kPending     ? t.pending
+     : state == DeliveryState::kDelivered ? t.delivered
+                                          : t.failed) = q.Int(2);
   }
   return out;
 }
 
-Status Store::DeferDeliveries(const std::string& advisory_id, int64_t until) {
+Status OutboxStore::DeferDeliveries(const std::string& advisory_id, int64_t until) {
   HW_PREPARE(q,
              "UPDATE outbox SET next_attempt_at = MAX(next_attempt_at, ?2) "
              "WHERE advisory_id = ?1 AND state = 'pending'");

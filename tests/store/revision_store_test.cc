@@ -1,0 +1,158 @@
+// RevisionStore against a real SQLite database: repos, ref cursors, Ingest's exactly-once, the
+// HTTP cache and the change queries.
+
+#include "tracker/store/revision_store.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/store/store_fixtures.h"
+
+namespace hubwatch::store {
+namespace {
+
+constexpr char kRepo[] = "google/gemma-2-9b-it";
+
+class RevisionStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenOrDie(":memory:");
+    ASSERT_NE(store_, nullptr);
+    ASSERT_TRUE(revisions().AddRepo({.id = kRepo, .refs = {"main"}, .added_at = 5}).ok());
+  }
+  RevisionStore& revisions() { return store_->revisions(); }
+
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
+  RepoRecord repo{.id = "org/model", .refs = {"main", "v2"}, .added_at = 7};
+  repo.source = Source::kConfig;
+  ASSERT_TRUE(revisions().AddRepo(repo).ok());
+  Result<std::optional<RepoRecord>> got = revisions().GetRepo("org/model");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->refs, (std::vector<std::string>{"main", "v2"}));
+  EXPECT_EQ((*got)->source, Source::kConfig);
+  EXPECT_EQ((*got)->state, RepoState::kOk);
+
+  RepoRecord polled = **got;
+  polled.state = RepoState::kRenamed;
+  polled.renamed_to = "org/model-2";
+  polled.next_poll_at = 99;
+  polled.consecutive_errors = 3;
+  ASSERT_TRUE(revisions().UpdateRepoPoll(polled).ok());
+  got = revisions().GetRepo("org/model");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->state, RepoState::kRenamed);
+  EXPECT_EQ((*got)->renamed_to, "org/model-2");
+  EXPECT_EQ((*got)->next_poll_at, 99);
+  EXPECT_EQ((*got)->consecutive_errors, 3);
+
+  // AddRepo again updates the refs and the source, not the polling state.
+  ASSERT_TRUE(revisions().AddRepo({.id = "org/model", .refs = {"main"}}).ok());
+  got = revisions().GetRepo("org/model");
+  EXPECT_EQ((*got)->refs, (std::vector<std::string>{"main"}));
+  EXPECT_EQ((*got)->source, Source::kApi);
+  EXPECT_EQ((*got)->state, RepoState::kRenamed);
+
+  Result<std::vector<RepoRecord>> all = revisions().ListRepos();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, kRepo);  // by id
+
+  ASSERT_TRUE(revisions().RemoveRepo("org/model").ok());
+  EXPECT_FALSE(revisions().GetRepo("org/model")->has_value());
+  EXPECT_EQ(revisions().ListRepos()->size(), 1u);
+}
+
+TEST_F(RevisionStoreTest, RefHeadsMoveAndAreScopedToTheirRepo) {
+  EXPECT_FALSE(revisions().GetRefHead(kRepo, "main")->has_value());
+  ASSERT_TRUE(revisions().SetRefHead(kRepo, "main", "a1", 10).ok());
+  ASSERT_TRUE(revisions().SetRefHead(kRepo, "main", "b2", 11).ok());
+  EXPECT_EQ(*revisions().GetRefHead(kRepo, "main"), std::optional<std::string>("b2"));
+  EXPECT_FALSE(revisions().GetRefHead(kRepo, "v2")->has_value());
+  EXPECT_FALSE(revisions().GetRefHead("other/repo", "main")->has_value());
+}
+
+TEST_F(RevisionStoreTest, IngestingTheSameRevisionTwiceChangesNothing) {
+  Result<IngestOutcome> first = revisions().Ingest(SampleIngest("a1", ""));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(*first, IngestOutcome::kIngested);
+  RevisionIngest again = SampleIngest("a1", "");
+  again.changes.push_back(again.changes[0]);  // different content: still not written
+  Result<IngestOutcome> second = revisions().Ingest(again);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, IngestOutcome::kAlreadyPresent);
+
+  EXPECT_EQ(revisions().ChangesOf(kRepo, "a1")->size(), 1u);
+  EXPECT_EQ(store_->advisories().ListAdvisories({})->size(), 1u);
+  EXPECT_TRUE(*revisions().HasRevision(kRepo, "a1"));
+  EXPECT_EQ(revisions().GetManifest(kRepo, "a1")->size(), 2u);
+  EXPECT_EQ(*revisions().GetBlob("oid-config-a1"),
+            std::optional<std::string>("{\"model_type\": \"gemma2\"}"));
+  Result<std::optional<SafetensorsHeader>> header = revisions().GetHeader("sha-w1");
+  ASSERT_TRUE(header.ok() && header->has_value());
+  EXPECT_EQ((*header)->tensors.at("model.norm.weight").shape, (std::vector<int64_t>{3584}));
+  EXPECT_EQ(*revisions().GetRefHead(kRepo, "main"), std::optional<std::string>("a1"));
+  Result<std::optional<EstimateRecord>> estimate = revisions().LatestEstimate(kRepo);
+  ASSERT_TRUE(estimate.ok() && estimate->has_value());
+  EXPECT_EQ((*estimate)->params_total, 9241705984u);
+}
+
+TEST_F(RevisionStoreTest, HttpCachePutOverwritesAndGetReadsBack) {
+  EXPECT_FALSE(revisions().GetHttpCache("https://hub/x")->has_value());
+  ASSERT_TRUE(revisions().PutHttpCache("https://hub/x", {"\"e1\"", "body1", "[]"}, 1).ok());
+  ASSERT_TRUE(
+      revisions().PutHttpCache("https://hub/x", {"\"e2\"", std::string("b\0dy", 4), "[]"}, 2).ok());
+  Result<std::optional<CachedResponse>> got = revisions().GetHttpCache("https://hub/x");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->etag, "\"e2\"");
+  EXPECT_EQ((*got)->body, std::string("b\0dy", 4));
+  EXPECT_FALSE(revisions().GetHttpCache("https://hub/y")->has_value());
+}
+
+TEST_F(RevisionStoreTest, ChangesAfterAPinAreCountedByImpactAndRewrittenOnesLeftOut) {
+  ASSERT_TRUE(revisions().Ingest(SampleIngest("a1", "")).ok());
+  RevisionIngest b = SampleIngest("b2", "a1");
+  b.changes[0].impact = diff::Impact::kBreaking;
+  b.changes.push_back(b.changes[0]);
+  b.changes[1].impact = diff::Impact::kCosmetic;
+  b.changes[1].kind = diff::ChangeKind::kTokenizer;
+  ASSERT_TRUE(revisions().Ingest(b).ok());
+  RevisionIngest c = SampleIngest("c3", "b2");
+  c.rewritten_away = {"c3"};
+  ASSERT_TRUE(revisions().Ingest(c).ok());
+
+  Result<ChangeTally> tally = revisions().TallyChangesAfter(kRepo, "a1", "");
+  ASSERT_TRUE(tally.ok());
+  EXPECT_EQ(tally->breaking, 1);
+  EXPECT_EQ(tally->cosmetic, 1);
+  EXPECT_EQ(tally->behavioral, 0);  // c3's is rewritten away
+  EXPECT_EQ(revisions().ChangesAfter(kRepo, "a1", "tokenizer")->size(), 1u);
+  EXPECT_TRUE(revisions().ChangesAfter(kRepo, "unknown", "")->empty());
+
+  Result<std::optional<LastChange>> last = revisions().LatestChange(kRepo, "");
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ((*last)->sha, "b2");  // the newest non-cosmetic change not rewritten away
+  EXPECT_EQ(*revisions().FindRevisionShas(kRepo, "b", 10), (std::vector<std::string>{"b2"}));
+  EXPECT_EQ(*revisions().ReposWithRevision("a1"), (std::vector<std::string>{kRepo}));
+  Result<std::optional<RevisionRecord>> latest = revisions().LatestRevision(kRepo);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->sha, "b2");
+}
+
+TEST(RevisionStoreDamage, AStoredImpactOrSourceItDoesNotKnowIsAnError) {
+  TempDb db;
+  std::unique_ptr<Store> store = OpenOrDie(db.path());
+  ASSERT_TRUE(store->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->revisions().Ingest(SampleIngest("a1", "")).ok());
+  ASSERT_TRUE(store->db().Exec("PRAGMA ignore_check_constraints=ON", "test").ok());
+  ASSERT_TRUE(store->db().Exec("UPDATE changes SET impact = 'severe'", "test").ok());
+  ASSERT_TRUE(store->db().Exec("UPDATE repos SET source = 'cli'", "test").ok());
+  Result<std::vector<ChangeRecord>> changes = store->revisions().ChangesOf(kRepo, "a1");
+  ASSERT_FALSE(changes.ok());
+  EXPECT_NE(changes.error().message.find("not a known impact"), std::string::npos);
+  EXPECT_FALSE(store->revisions().GetRepo(kRepo).ok());
+}
+
+}  // namespace
+}  // namespace hubwatch::store

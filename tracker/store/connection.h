@@ -1,0 +1,96 @@
+#pragma once
+
+// Internals shared by the .cc files of tracker/store: the HW_TRY / HW_PREPARE helpers over a
+// facade's `Database& db_`, JSON column helpers and Collect. Include only from tracker/store/*.cc.
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "tracker/store/database.h"
+#include "tracker/store/sqlite_statement.h"
+
+namespace hubwatch::store {
+
+#define HW_TRY(expr)                                 \
+  do {                                               \
+    Status hw_status_ = (expr);                      \
+    if (!hw_status_.ok()) return hw_status_.error(); \
+  } while (0)
+
+// Declares Statement `var` for `sql` (which must outlive the Database) from the Database `db_`
+// in scope; returns the error when preparing fails.
+#define HW_PREPARE(var, sql)                           \
+  Result<sqlite3_stmt*> var##_stmt = db_.Prepare(sql); \
+  if (!var##_stmt.ok()) return var##_stmt.error();     \
+  Statement var(db_.handle(), *var##_stmt)
+
+// JSON text for a column: invalid UTF-8 replaced (never an exception), compact.
+std::string DumpJson(const nlohmann::json& value);
+
+// JSON the store wrote, read back. A column that does not hold what the store writes there
+// (damaged on disk, or written by hand) is an Io error "store: <what> is damaged: ...", never
+// an exception and never a silent default.
+Result<nlohmann::json> StoredJson(const std::string& text, std::string_view what);
+// A JSON array of strings (refs, parents, authors, kinds, targets).
+Result<std::vector<std::string>> StoredStringList(const std::string& text, std::string_view what);
+
+template <class T>
+struct RowOf {
+  using type = T;
+};
+template <class T>
+struct RowOf<Result<T>> {
+  using type = T;
+};
+
+// Steps `q` to the end, reading each row with `read`, which returns a row or a Result of one
+// (the first error ends the walk).
+template <class Read>
+auto Collect(Statement& q, std::string_view doing, Read read)
+    -> Result<std::vector<typename RowOf<decltype(read(q))>::type>> {
+  using Row = typename RowOf<decltype(read(q))>::type;
+  std::vector<Row> out;
+  while (true) {
+    Result<bool> row = q.Step(doing);
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    if constexpr (std::is_same_v<decltype(read(q)), Row>) {
+      out.push_back(read(q));
+    } else {
+      Result<Row> r = read(q);
+      if (!r.ok()) return r.error();
+      out.push_back(std::move(r).value());
+    }
+  }
+}
+
+// The text of column 0 of every row.
+inline Result<std::vector<std::string>> Column0(Statement& q, std::string_view doing) {
+  return Collect(q, doing, [](Statement& r) { return r.Text(0); });
+}
+
+// SQL: the ingest order of revision ?2 of repo ?1 (NULL when unknown).
+#define HW_PIN_ORDER "(SELECT ingest_order FROM revisions WHERE repo = ?1 AND sha = ?2)"
+
+// The row a getter reads: nullopt when the statement has no row, else read(q).
+template <class Read>
+auto OptionalRow(Statement& q, std::string_view doing, Read read)
+    -> Result<std::optional<typename RowOf<decltype(read(q))>::type>> {
+  using Row = typename RowOf<decltype(read(q))>::type;
+  Result<bool> row = q.Step(doing);
+  if (!row.ok()) return row.error();
+  if (!*row) return std::optional<Row>();
+  if constexpr (std::is_same_v<decltype(read(q)), Row>) {
+    return std::optional<Row>(read(q));
+  } else {
+    Result<Row> r = read(q);
+    if (!r.ok()) return r.error();
+    return std::optional<Row>(std::move(r).value());
+  }
+}
+
+}  // namespace hubwatch::store
