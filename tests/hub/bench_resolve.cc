@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     transport_options.connection_cache_size = concurrency;
     CurlTransport transport(io, transport_options);
     auto clock = MakeAsioClock(io);
-    SeededRandom random(1);
+    hubwatch::SeededRandom random(1);
     HubClientOptions options;
     options.settings.endpoint = hub.url;
     HubClient client(options, {&transport, clock.get(), &random, nullptr});
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
     transport_options.easy_handle_pool = 0;  // measure connections, not pooled easy handles
     auto transport = std::make_unique<CurlTransport>(io, transport_options);
     auto clock = MakeAsioClock(io);
-    SeededRandom random(1);
+    hubwatch::SeededRandom random(1);
     HubClientOptions options;
     options.settings.endpoint = hub.url;
     HubClient client(options, {transport.get(), clock.get(), &random, nullptr});
