@@ -122,11 +122,12 @@ std::string DescribeCallee(const Node& callee);
 std::shared_ptr<const Function> MakeMacro(const Node& node, ScopePtr scope);
 std::shared_ptr<const Function> MakeCaller(const Node& node, ScopePtr scope);
 
-// Filters (filters.cc). `filter` is the Identifier or Call node after the '|'.
+// Filters (filters.cc, sequence_filters.cc, text_filters.cc). `filter` is the Identifier or
+// Call node after the '|'.
 Value ApplyFilter(Interpreter& interpreter, const Value& operand, const Node& filter,
                   const ScopePtr& scope);
 
-// Tests used by `is` and by selectattr / rejectattr (filters.cc). Returns false for unknown
+// Tests used by `is` and by selectattr / rejectattr (jinja_tests.cc). Returns false for unknown
 // names; sets *result otherwise (or fails the interpreter for tests that reject the operand).
 bool RunTest(Interpreter& interpreter, std::string_view name, const Value& operand,
              const Value* argument, SourcePos pos, bool* result);

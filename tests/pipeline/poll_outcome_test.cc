@@ -1,0 +1,182 @@
+// The outcome of a poll in the repo's record: states, backoff, the never-seen note, and
+// persisting it with the publication of settled bursts (a SQLite store in memory).
+
+#include "tracker/pipeline/poll_outcome.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/pipeline/step_test_support.h"
+#include "tracker/advisory/time_text.h"
+#include "tracker/pipeline/advisory_step.h"
+
+namespace hubwatch::pipeline {
+namespace {
+
+constexpr char kRepo[] = "acme/model";
+constexpr int64_t kNow = 1733145155;  // 2024-12-02T13:12:35Z
+
+TEST(PollOutcome, TheRepoStateFollowsTheHubsError) {
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kNotFound), store::RepoState::kDeleted);
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kGatedAnonymous), store::RepoState::kGated);
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kGatedNotApproved), store::RepoState::kGated);
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kDisabled), store::RepoState::kDisabled);
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kTransient), store::RepoState::kErroring);
+  EXPECT_EQ(StateFor(hub::HubErrorKind::kRateLimited), store::RepoState::kErroring);
+}
+
+TEST(PollOutcome, AGoodPollClearsTheErrorsAndWaitsTheInterval) {
+  store::RepoRecord r{.id = kRepo, .state = store::RepoState::kErroring, .state_detail = "boom"};
+  r.consecutive_errors = 3;
+  RecordPolled(r, std::nullopt, kNow, 900);
+  EXPECT_EQ(r.state, store::RepoState::kOk);
+  EXPECT_EQ(r.state_detail, "");
+  EXPECT_EQ(r.consecutive_errors, 0);
+  EXPECT_EQ(r.last_polled_at, kNow);
+  EXPECT_EQ(r.next_poll_at, kNow + 900);
+
+  RecordPolled(r, "acme/renamed", kNow, 900);
+  EXPECT_EQ(r.state, store::RepoState::kRenamed);
+  EXPECT_EQ(r.state_detail, "the Hub redirects it to acme/renamed");
+  EXPECT_EQ(r.renamed_to, "acme/renamed");
+}
+
+TEST(PollOutcome, ErrorsBackOffDoublingUpToADay) {
+  store::RepoRecord r{.id = kRepo};
+  std::vector<int64_t> waits;
+  for (int i = 0; i < 9; ++i) {
+    RecordFailed(r, store::RepoState::kErroring, "timed out", false, kNow, 900);
+    waits.push_back(r.next_poll_at - kNow);
+  }
+  EXPECT_EQ(waits,
+            (std::vector<int64_t>{900, 1800, 3600, 7200, 14400, 28800, 57600, 57600, 57600}));
+  EXPECT_EQ(r.consecutive_errors, 9);
+  EXPECT_EQ(r.state, store::RepoState::kErroring);
+  EXPECT_EQ(r.state_detail, "timed out");
+  EXPECT_EQ(r.last_polled_at, kNow);
+
+  store::RepoRecord slow{.id = kRepo};
+  slow.consecutive_errors = 6;
+  RecordFailed(slow, store::RepoState::kErroring, "timed out", false, kNow, 3600);
+  EXPECT_EQ(slow.next_poll_at - kNow, 24 * 3600);  // 3600 << 6 is more than a day
+}
+
+TEST(PollOutcome, AnUnavailableRepoPollsFourTimesSlowerUnlessNeverSeen) {
+  store::RepoRecord gone{.id = kRepo};
+  RecordFailed(gone, store::RepoState::kDeleted, "not found", false, kNow, 900);
+  EXPECT_EQ(gone.next_poll_at, kNow + 3600);
+  EXPECT_EQ(gone.consecutive_errors, 0);
+  EXPECT_EQ(gone.state, store::RepoState::kDeleted);
+
+  store::RepoRecord unborn{.id = kRepo};
+  RecordFailed(unborn, store::RepoState::kDeleted, "not found", true, kNow, 900);
+  EXPECT_EQ(unborn.next_poll_at, kNow + 900);
+
+  EXPECT_EQ(FailureDetail("not found", false), "not found");
+  EXPECT_EQ(FailureDetail("not found", true),
+            "not found; never seen by this store: not published yet, private, or misspelled");
+}
+
+TEST(PollOutcome, TheStateIsStateDetailRenameAndErrorsNotPollTimes) {
+  store::RepoRecord a{.id = kRepo, .last_polled_at = 1, .next_poll_at = 2};
+  store::RepoRecord b = a;
+  b.last_polled_at = 10;
+  b.next_poll_at = 20;
+  EXPECT_TRUE(SameState(a, b));
+  for (auto change : std::vector<std::function<void(store::RepoRecord&)>>{
+           [](auto& r) { r.state = store::RepoState::kGated; },
+           [](auto& r) { r.state_detail = "x"; }, [](auto& r) { r.renamed_to = "acme/y"; },
+           [](auto& r) { r.consecutive_errors = 1; }}) {
+    store::RepoRecord c = a;
+    change(c);
+    EXPECT_FALSE(SameState(a, c));
+  }
+}
+
+class PersistTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(store_ = MemoryStoreTracking(kRepo)); }
+
+  // Ingests one revision whose one advisory is held until `settle_at`.
+  void IngestHeld(int64_t settle_at) {
+    store::RevisionIngest in;
+    in.revision = {.repo = kRepo, .sha = std::string(40, 'a'), .first_seen_at = kNow};
+    in.changes = {MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBehavioral, "config.json")};
+    ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, [](const diff::Change&) {
+                  return Result<std::optional<std::string>>(std::nullopt);
+                }).ok());
+    in.settle_at = settle_at;
+    in.ref_heads = {{"main", in.revision.sha}};
+    ASSERT_TRUE(store_->revisions().Ingest(in).ok());
+  }
+
+  store::RepoRecord Stored() {
+    auto r = store_->revisions().GetRepo(kRepo);
+    EXPECT_TRUE(r.ok() && *r);
+    return r.ok() && *r ? **r : store::RepoRecord{};
+  }
+
+  std::unique_ptr<store::Store> store_;
+};
+
+TEST_F(PersistTest, RecordsThePollAndReportsIt) {
+  store::RepoRecord r = Stored();
+  RecordFailed(r, store::RepoState::kErroring, "timed out", false, kNow, 900);
+  const Persisted p = PersistPoll(*store_, kRepo, kNow, r);
+  ASSERT_TRUE(p.status.ok()) << p.status.error().message;
+  EXPECT_EQ(p.released, 0);
+  EXPECT_FALSE(p.settles_at);
+  EXPECT_FALSE(SettleLine(kRepo, p));
+  const store::RepoRecord stored = Stored();
+  EXPECT_EQ(stored.state, store::RepoState::kErroring);
+  EXPECT_EQ(stored.state_detail, "timed out");
+  EXPECT_EQ(stored.consecutive_errors, 1);
+  EXPECT_EQ(stored.next_poll_at, kNow + 900);
+
+  PollReport report;
+  report.published = 2;
+  AddToReport(p, r, report);
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.published, 2);
+  EXPECT_EQ(report.next_poll_at, kNow + 900);
+}
+
+TEST_F(PersistTest, AHeldBurstBringsTheNextPollForwardAndIsPublishedOnceSettled) {
+  IngestHeld(kNow + 60);
+  store::RepoRecord r = Stored();
+  RecordPolled(r, std::nullopt, kNow, 900);
+  Persisted p = PersistPoll(*store_, kRepo, kNow, r);
+  ASSERT_TRUE(p.status.ok());
+  EXPECT_EQ(p.released, 0);
+  EXPECT_EQ(p.settles_at, kNow + 60);
+  EXPECT_EQ(r.next_poll_at, kNow + 60);  // not the interval: when the burst settles
+  EXPECT_EQ(Stored().next_poll_at, kNow + 60);
+  EXPECT_EQ(SettleLine(kRepo, p), "acme/model: advisories held until the burst settles at " +
+                                      advisory::Rfc3339(kNow + 60));
+
+  RecordPolled(r, std::nullopt, kNow + 60, 900);
+  p = PersistPoll(*store_, kRepo, kNow + 60, r);
+  ASSERT_TRUE(p.status.ok());
+  EXPECT_EQ(p.released, 1);
+  EXPECT_FALSE(p.settles_at);
+  EXPECT_EQ(r.next_poll_at, kNow + 60 + 900);
+  EXPECT_EQ(SettleLine(kRepo, p), "acme/model: the burst settled: published 1 held advisory(ies)");
+  PollReport report;
+  AddToReport(p, r, report);
+  EXPECT_EQ(report.published, 1);
+}
+
+TEST(PollOutcome, AFailureToPersistFailsOnlyAPollThatWasGood) {
+  Persisted failed{.status = Error::Io("disk full")};
+  store::RepoRecord r{.next_poll_at = 5};
+  PollReport good;
+  AddToReport(failed, r, good);
+  EXPECT_FALSE(good.ok);
+  EXPECT_EQ(good.error, "disk full");
+  EXPECT_EQ(good.next_poll_at, 5);
+  PollReport bad{.ok = false, .error = "timed out"};
+  AddToReport(failed, r, bad);
+  EXPECT_EQ(bad.error, "timed out");  // the first failure is the one reported
+}
+
+}  // namespace
+}  // namespace hubwatch::pipeline

@@ -1,0 +1,56 @@
+#pragma once
+
+// The outcome of a poll in the repo's record: its state, its error count, and when it is polled
+// next - the interval after a good poll; after errors a backoff that doubles up to a day; four
+// times slower for a repo that is deleted, gated or disabled, unless it was never seen. Then
+// persisting it, after publishing the advisories whose burst has settled.
+//
+// Pure functions but PersistPoll, which runs on the thread that owns `writer`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "estimator/base/result.h"
+#include "tracker/hub/client.h"
+#include "tracker/pipeline/poller.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::pipeline {
+
+// The repo's state after a Hub error about the repo itself.
+store::RepoState StateFor(hub::HubErrorKind kind);
+
+// A good poll at `now`: ok or renamed (following the redirect), no errors, next after the interval.
+void RecordPolled(store::RepoRecord& record, const std::optional<std::string>& renamed_to,
+                  int64_t now, int64_t interval_s);
+
+// `why` as reported and stored: a repo never seen by this store gets a note saying so.
+std::string FailureDetail(const std::string& why, bool never_seen);
+
+// A failed poll at `now`: the state with `detail`, and the next poll after the backoff.
+void RecordFailed(store::RepoRecord& record, store::RepoState state, const std::string& detail,
+                  bool never_seen, int64_t now, int64_t interval_s);
+
+// Whether the two records hold the same state: state, detail, rename and error count.
+bool SameState(const store::RepoRecord& a, const store::RepoRecord& b);
+
+struct Persisted {
+  Status status;                      // of publishing and recording
+  int released = 0;                   // held advisories published
+  std::optional<int64_t> settles_at;  // when the advisories still held settle
+};
+
+// Publishes what has settled by `now`, brings record.next_poll_at forward to the next settle
+// time, and records `record`. A failed publication records nothing.
+Persisted PersistPoll(store::Store& writer, const std::string& repo, int64_t now,
+                      store::RepoRecord& record);
+
+// What persisting adds to the poll's report: the advisories released, the settle time still
+// ahead, the next poll (`record`'s), and the failure to persist when the poll had none before.
+void AddToReport(const Persisted& persisted, const store::RepoRecord& record, PollReport& report);
+
+// The log line about held advisories after PersistPoll; nullopt when there is nothing to say.
+std::optional<std::string> SettleLine(const std::string& repo, const Persisted& persisted);
+
+}  // namespace hubwatch::pipeline
