@@ -61,7 +61,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     record.id = r.id;
     record.refs = r.refs;
     record.added_at = now;
-    if (Status s = store.revisions().AddRepo(record); !s.ok()) return Fail(err, "poll-once", s);
+    if (Status s = store.repos().AddRepo(record); !s.ok()) return Fail(err, "poll-once", s);
   }
   Result<hub::HubSettings> settings = service::HubSettingsFor(config);
   if (!settings.ok()) return Fail(err, "poll-once", settings.error());

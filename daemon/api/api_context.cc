@@ -48,7 +48,7 @@ std::optional<HttpReply> RepoFromParams(const PathParams& params, std::string* r
 }
 
 std::optional<HttpReply> RequireTrackedRepo(const ApiContext& ctx, const std::string& repo) {
-  Result<std::optional<store::RepoRecord>> r = ctx.reads().revisions().GetRepo(repo);
+  Result<std::optional<store::RepoRecord>> r = ctx.reads().repos().GetRepo(repo);
   if (!r.ok()) return StoreFailure(r.error());
   if (!r->has_value()) return HttpReply::Error(404, "repo " + repo + " is not tracked");
   return std::nullopt;
@@ -60,7 +60,7 @@ std::optional<HttpReply> ResolveRevision(const ApiContext& ctx, const std::strin
   if (text.size() < 7 || text.size() > 40 || !IsLowerHex(text)) {
     return BadRequest(std::string(what) + " must be 7 to 40 lower-case hex digits of a revision");
   }
-  Result<std::vector<std::string>> found = ctx.reads().revisions().FindRevisionShas(repo, text, 2);
+  Result<std::vector<std::string>> found = ctx.reads().queries().FindRevisionShas(repo, text, 2);
   if (!found.ok()) return StoreFailure(found.error());
   if (found->empty()) {
     return HttpReply::Error(404, "revision " + text + " of " + repo + " is not known");

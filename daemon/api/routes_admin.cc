@@ -95,19 +95,19 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
       repo.refs.push_back(ref.get<std::string>());
     }
   }
-  Result<std::optional<store::RepoRecord>> existing = ctx.reads().revisions().GetRepo(repo.id);
+  Result<std::optional<store::RepoRecord>> existing = ctx.reads().repos().GetRepo(repo.id);
   if (!existing.ok()) return respond(StoreFailure(existing.error()));
   const bool created = !existing->has_value();
   repo.added_at = ctx.now();
   repo.next_poll_at = repo.added_at;
   const ApiContext* c = &ctx;
   ctx.store->Write(
-      [repo](store::Store& writer) { return writer.revisions().AddRepo(repo); },
+      [repo](store::Store& writer) { return writer.repos().AddRepo(repo); },
       [c, alive = ctx.alive, id = repo.id, created, respond = std::move(respond)](Status s) {
         if (!*alive) return;
         if (!s.ok()) return respond(StoreFailure(s.error()));
         if (c->control) c->control->RepoAdded(id);
-        Result<std::optional<store::RepoRecord>> r = c->reads().revisions().GetRepo(id);
+        Result<std::optional<store::RepoRecord>> r = c->reads().repos().GetRepo(id);
         if (!r.ok()) return respond(StoreFailure(r.error()));
         if (!r->has_value()) return respond(HttpReply::Error(409, id + " vanished"));
         respond(HttpReply::Json(created ? 201 : 200, RepoJson(**r)));
@@ -119,7 +119,7 @@ void RemoveRepo(const ApiContext& ctx, const PathParams& params, Respond respond
   if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
   if (auto failed = RequireTrackedRepo(ctx, repo)) return respond(std::move(*failed));
   const ApiContext* c = &ctx;
-  ctx.store->Write([repo](store::Store& writer) { return writer.revisions().RemoveRepo(repo); },
+  ctx.store->Write([repo](store::Store& writer) { return writer.repos().RemoveRepo(repo); },
                    [c, alive = ctx.alive, repo, respond = std::move(respond)](Status s) {
                      if (!*alive) return;
                      if (!s.ok()) return respond(StoreFailure(s.error()));

@@ -31,12 +31,12 @@ std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& 
   if (std::optional<std::string> pin = query->Get("pin")) {
     std::string sha;
     if (auto failed = ResolveRevision(ctx, repo, *pin, "pin", &sha)) return failed;
-    Result<store::ChangeTally> tally = ctx.reads().revisions().TallyChangesAfter(repo, sha, kind);
+    Result<store::ChangeTally> tally = ctx.reads().queries().TallyChangesAfter(repo, sha, kind);
     if (!tally.ok()) return StoreFailure(tally.error());
     *badge = PinBadge(sha, *tally, kind);
   } else {
     Result<std::optional<store::LastChange>> last =
-        ctx.reads().revisions().LatestChange(repo, kind);
+        ctx.reads().queries().LatestChange(repo, kind);
     if (!last.ok()) return StoreFailure(last.error());
     std::optional<int64_t> changed_at;
     if (last->has_value()) {

@@ -24,11 +24,11 @@ bool IsHexPrefix(const std::string& s) {
 Result<std::string> ResolveVersion(store::Store& store, const std::string& repo,
                                    const std::string& version) {
   if (IsHexPrefix(version)) {
-    Result<std::vector<std::string>> shas = store.revisions().FindRevisionShas(repo, version, 2);
+    Result<std::vector<std::string>> shas = store.queries().FindRevisionShas(repo, version, 2);
     if (!shas.ok()) return shas.error();
     return shas->size() == 1 ? shas->front() : std::string();
   }
-  Result<std::optional<std::string>> head = store.revisions().GetRefHead(repo, version);
+  Result<std::optional<std::string>> head = store.repos().GetRefHead(repo, version);
   if (!head.ok()) return head.error();
   return head->value_or("");
 }
@@ -53,7 +53,7 @@ Result<Page> RunQuery(const ApiContext& ctx, const OsvQuery& q) {
   if (!q.repo.empty()) {
     repos.push_back(q.repo);
   } else {
-    Result<std::vector<std::string>> found = store.revisions().ReposWithRevision(commit);
+    Result<std::vector<std::string>> found = store.queries().ReposWithRevision(commit);
     if (!found.ok()) return found.error();
     repos = std::move(found).value();
   }

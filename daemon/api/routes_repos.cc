@@ -35,7 +35,7 @@ std::optional<HttpReply> Limit(const QueryParams& query, int64_t* limit) {
 }
 
 void ListRepos(const ApiContext& ctx, Respond respond) {
-  Result<std::vector<store::RepoRecord>> repos = ctx.reads().revisions().ListRepos();
+  Result<std::vector<store::RepoRecord>> repos = ctx.reads().repos().ListRepos();
   if (!repos.ok()) return respond(StoreFailure(repos.error()));
   nlohmann::json list = nlohmann::json::array();
   for (const store::RepoRecord& r : *repos) list.push_back(RepoJson(r));
@@ -45,7 +45,7 @@ void ListRepos(const ApiContext& ctx, Respond respond) {
 void GetRepo(const ApiContext& ctx, const PathParams& params, Respond respond) {
   std::string repo;
   if (auto failed = RepoFromParams(params, &repo)) return respond(std::move(*failed));
-  Result<std::optional<store::RepoRecord>> r = ctx.reads().revisions().GetRepo(repo);
+  Result<std::optional<store::RepoRecord>> r = ctx.reads().repos().GetRepo(repo);
   if (!r.ok()) return respond(StoreFailure(r.error()));
   if (!r->has_value()) return respond(HttpReply::Error(404, "repo " + repo + " is not tracked"));
   Result<std::optional<store::RevisionRecord>> latest =
@@ -136,7 +136,7 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   }
   Result<std::vector<store::ChangeRecord>> changes =
       !since_sha.empty()
-          ? ctx.reads().revisions().ChangesAfter(repo, since_sha, kind)
+          ? ctx.reads().queries().ChangesAfter(repo, since_sha, kind)
           : ctx.reads().revisions().ListChanges(
                 {.repo = repo, .kind = kind, .since = since_time, .limit = limit + 1});
   if (!changes.ok()) return respond(StoreFailure(changes.error()));

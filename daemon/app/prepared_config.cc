@@ -81,14 +81,14 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
       record.refs = r.refs;
       record.added_at = now;
       record.source = store::Source::kConfig;
-      if (Status a = writer.revisions().AddRepo(record); !a.ok()) return a;
+      if (Status a = writer.repos().AddRepo(record); !a.ok()) return a;
       listed.insert(r.id);
     }
-    Result<std::vector<store::RepoRecord>> stored = writer.revisions().ListRepos();
+    Result<std::vector<store::RepoRecord>> stored = writer.repos().ListRepos();
     if (!stored.ok()) return stored.error();
     for (store::RepoRecord& r : *stored) {
       if (r.source == store::Source::kConfig && !listed.count(r.id)) {
-        if (Status d = writer.revisions().RemoveRepo(r.id); !d.ok()) return d;
+        if (Status d = writer.repos().RemoveRepo(r.id); !d.ok()) return d;
         out.untracked.push_back(r.id);
       } else {
         out.repos.push_back(std::move(r));

@@ -25,6 +25,21 @@ std::string_view ResultName(AttemptReport::Result r) {
   return "retry";
 }
 
+// How an attempt's result is kept in the outbox: a 410 fails the row (and disables its
+// subscription).
+store::DeliveryOutcome StoredOutcome(AttemptReport::Result result) {
+  switch (result) {
+    case AttemptReport::Result::kDelivered:
+      return store::DeliveryOutcome::kDelivered;
+    case AttemptReport::Result::kRetry:
+      return store::DeliveryOutcome::kRetry;
+    case AttemptReport::Result::kFailed:
+    case AttemptReport::Result::kDisabled:
+      break;
+  }
+  return store::DeliveryOutcome::kFailed;
+}
+
 }  // namespace
 
 WebhookDeliverer::WebhookDeliverer(service::StoreAccess& store, WebhookSender& sender,
@@ -232,18 +247,7 @@ void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   attempt.status = report.status;
   attempt.error = report.error;
   attempt.next_attempt_at = report.next_attempt_at;
-  switch (report.result) {
-    case AttemptReport::Result::kDelivered:
-      attempt.outcome = store::DeliveryOutcome::kDelivered;
-      break;
-    case AttemptReport::Result::kRetry:
-      attempt.outcome = store::DeliveryOutcome::kRetry;
-      break;
-    case AttemptReport::Result::kFailed:
-    case AttemptReport::Result::kDisabled:
-      attempt.outcome = store::DeliveryOutcome::kFailed;
-      break;
-  }
+  attempt.outcome = StoredOutcome(report.result);
   const bool disable = report.result == AttemptReport::Result::kDisabled;
   const int64_t subscription = report.subscription_id;
   std::weak_ptr<bool> alive = alive_;

@@ -28,7 +28,7 @@ TEST_F(ApiTest, AdminNeedsTheToken) {
       Request(port_, "DELETE", std::string("/api/v1/repos/") + kMistral, "", Bearer("nope")), 403);
   ExpectError(Get("/api/v1/subscriptions"), 401);
   EXPECT_TRUE(control_.added().empty());
-  EXPECT_TRUE(inspect().revisions().GetRepo("google/gemma-7b-it")->has_value() == false);
+  EXPECT_TRUE(inspect().repos().GetRepo("google/gemma-7b-it")->has_value() == false);
 }
 
 TEST_F(ApiTest, AdminIsOffWithoutAConfiguredToken) {
@@ -46,7 +46,7 @@ TEST_F(ApiTest, AddRepoWritesAndSchedules) {
   EXPECT_EQ(r.json()["id"], "google/gemma-7b-it");
   EXPECT_EQ(r.json()["refs"], nlohmann::json::array({"main", "v1.0"}));
   EXPECT_EQ(control_.added(), std::vector<std::string>{"google/gemma-7b-it"});
-  auto stored = inspect().revisions().GetRepo("google/gemma-7b-it");
+  auto stored = inspect().repos().GetRepo("google/gemma-7b-it");
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->refs, (std::vector<std::string>{"main", "v1.0"}));
   EXPECT_EQ((*stored)->added_at, kServerNow);
@@ -78,7 +78,7 @@ TEST_F(ApiTest, RemoveRepo) {
   EXPECT_EQ(r.status, 204) << r.raw;
   EXPECT_TRUE(r.body.empty());
   EXPECT_EQ(control_.removed(), std::vector<std::string>{kMistral});
-  EXPECT_FALSE(inspect().revisions().GetRepo(kMistral)->has_value());
+  EXPECT_FALSE(inspect().repos().GetRepo(kMistral)->has_value());
   EXPECT_TRUE(Advisories(kMistral).empty());
   EXPECT_EQ(Get(std::string("/api/v1/repos/") + kMistral + "/revisions").status, 404);
   ExpectError(Request(port_, "DELETE", std::string("/api/v1/repos/") + kMistral, "", Admin()), 404);

@@ -37,7 +37,7 @@ Status BuildFixtureDb(const std::string& path) {
     hub::HubStack stack(io, client);
     for (const char* repo : {kLlama, kMistral}) {
       if (Status s =
-              store->revisions().AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
+              store->repos().AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
           !s.ok()) {
         return s;
       }

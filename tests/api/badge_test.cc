@@ -65,7 +65,7 @@ TEST_F(ApiTest, PinnedBadgeCountsTheChangesSinceThePin) {
 
 TEST_F(ApiTest, KindBadgeSaysWhenItLastChanged) {
   // The server's clock: two days and an hour after the newest chat template commit.
-  auto last = inspect().revisions().LatestChange(kMistral, "chat_template");
+  auto last = inspect().queries().LatestChange(kMistral, "chat_template");
   ASSERT_TRUE(last.ok() && last->has_value());
   const std::optional<int64_t> at = advisory::ParseTime((*last)->authored_at);
   ASSERT_TRUE(at.has_value()) << (*last)->authored_at;

@@ -45,7 +45,7 @@ class CliStoreTest : public ::testing::Test {
     Result<std::unique_ptr<store::Store>> store =
         store::Store::Open((dir_ / "hubwatch.db").string());
     ASSERT_TRUE(store.ok()) << store.error().message;
-    ASSERT_TRUE((*store)->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE((*store)->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
     store::RevisionIngest in;
     in.revision = {.repo = kRepo,
                    .sha = kSha,

@@ -79,7 +79,7 @@ TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
     ASSERT_TRUE(revs.ok());
     for (const auto& r : revs.value())
       EXPECT_FALSE(store->revisions().GetManifest(repo, r.sha)->empty()) << r.sha;
-    auto head = store->revisions().GetRefHead(repo, "main");
+    auto head = store->repos().GetRefHead(repo, "main");
     if (head.value()) {
       EXPECT_TRUE(*store->revisions().HasRevision(repo, **head));
     }

@@ -65,8 +65,8 @@ class StoreAccessTest : public ::testing::Test {
           r.id = repo;
           r.refs = {"main"};
           r.next_poll_at = next_poll_at;
-          if (Status s = w.revisions().AddRepo(r); !s.ok()) return s;
-          return w.revisions().UpdateRepoPoll(r);
+          if (Status s = w.repos().AddRepo(r); !s.ok()) return s;
+          return w.repos().UpdateRepoPoll(r);
         },
         [this](Status s) { statuses_.push_back(s); });
   }
@@ -80,7 +80,7 @@ class StoreAccessTest : public ::testing::Test {
   }
 
   int64_t NextPollAt(const std::string& repo) {
-    Result<std::optional<store::RepoRecord>> r = access_->reads().revisions().GetRepo(repo);
+    Result<std::optional<store::RepoRecord>> r = access_->reads().repos().GetRepo(repo);
     EXPECT_TRUE(r.ok() && *r) << repo;
     return r.ok() && *r ? (*r)->next_poll_at : -1;
   }
@@ -132,7 +132,7 @@ TEST_F(StoreAccessTest, AFailingWriteInABatchUndoesOnlyItsOwnWrites) {
         store::RepoRecord r;
         r.id = "org/b";
         r.refs = {"main"};
-        if (Status s = w.revisions().AddRepo(r); !s.ok()) return s;
+        if (Status s = w.repos().AddRepo(r); !s.ok()) return s;
         // Ingest is one Transaction: its foreign key fails, and only its writes are undone.
         store::RevisionIngest in;
         in.revision.repo = "org/unknown-repo";  // no such repo: the foreign key fails
@@ -153,7 +153,7 @@ TEST_F(StoreAccessTest, AFailingWriteInABatchUndoesOnlyItsOwnWrites) {
   EXPECT_EQ(NextPollAt("org/c"), 30);
   // org/b's AddRepo was autocommit-style inside the batch, before the failing transaction:
   // it is kept, as it would be without batching.
-  Result<std::optional<store::RepoRecord>> b = access_->reads().revisions().GetRepo("org/b");
+  Result<std::optional<store::RepoRecord>> b = access_->reads().repos().GetRepo("org/b");
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->has_value());
   Result<bool> rev = access_->reads().revisions().HasRevision(
@@ -197,11 +197,11 @@ TEST_F(StoreAccessTest, WriteSoonRidesAlongWithTheNextWriteInSubmissionOrder) {
   RunThens(1);
   auto set_next_poll = [](int64_t at) {
     return [at](store::Store& w) {
-      Result<std::optional<store::RepoRecord>> r = w.revisions().GetRepo("org/model");
+      Result<std::optional<store::RepoRecord>> r = w.repos().GetRepo("org/model");
       if (!r.ok()) return Status(r.error());
       store::RepoRecord record = **r;
       record.next_poll_at = at;
-      return w.revisions().UpdateRepoPoll(record);
+      return w.repos().UpdateRepoPoll(record);
     };
   };
   access_->WriteSoon(set_next_poll(50));
@@ -230,7 +230,7 @@ TEST_F(StoreAccessTest, ShutdownWritesWhatWriteSoonQueuedAndCountsFailures) {
     r.id = "org/model";
     r.refs = {"main"};
     r.next_poll_at = 80;
-    return w.revisions().UpdateRepoPoll(r);
+    return w.repos().UpdateRepoPoll(r);
   });
   access_->WriteSoon([](store::Store&) { return Status(Error::Io("injected")); });
   access_->Shutdown();

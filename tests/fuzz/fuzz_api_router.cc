@@ -51,7 +51,7 @@ World& TheWorld() {
       std::abort();
     }
     w->store = std::move(opened).value();
-    if (!w->store->revisions()
+    if (!w->store->repos()
              .AddRepo({.id = "meta-llama/Meta-Llama-3-8B-Instruct",
                        .refs = {"main"},
                        .added_at = 1733145155})

@@ -166,7 +166,7 @@ void BM_IngestNewGemmaRevision(benchmark::State& state) {
   Remove(base);
   {
     auto store = Open(base);
-    if (!store->revisions().AddRepo({.id = "bench/gemma-2-9b-it", .refs = {"main"}}).ok())
+    if (!store->repos().AddRepo({.id = "bench/gemma-2-9b-it", .refs = {"main"}}).ok())
       std::abort();
     if (env.Poll(*store, "bench/gemma-2-9b-it").revisions != 1) std::abort();
   }
@@ -196,7 +196,7 @@ void BM_RevisionsBlobsCached(benchmark::State& state) {
     state.PauseTiming();
     Remove(path);
     auto store = Open(path);
-    if (!store->revisions().AddRepo({.id = "bench/many-revisions", .refs = {"main"}}).ok())
+    if (!store->repos().AddRepo({.id = "bench/many-revisions", .refs = {"main"}}).ok())
       std::abort();
     state.ResumeTiming();
     last = env.Poll(*store, "bench/many-revisions");

@@ -73,7 +73,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   void Track(const std::string& repo, std::vector<std::string> refs = {"main"}) {
-    ASSERT_TRUE(store_->revisions().AddRepo({.id = repo, .refs = std::move(refs)}).ok());
+    ASSERT_TRUE(store_->repos().AddRepo({.id = repo, .refs = std::move(refs)}).ok());
   }
 
   PollReport PollOnce(const std::string& repo, PollerOptions options = {}) {

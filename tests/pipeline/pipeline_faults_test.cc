@@ -100,17 +100,17 @@ TEST_F(PipelineTest, AFailingHubStopsThePollAndTheNextOneResumes) {
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.state, store::RepoState::kErroring);
   EXPECT_EQ(failed.revisions, 0);
-  const auto repo = store_->revisions().GetRepo("microsoft/Phi-3-mini-4k-instruct");
+  const auto repo = store_->repos().GetRepo("microsoft/Phi-3-mini-4k-instruct");
   EXPECT_EQ((*repo)->consecutive_errors, 1);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 900);
   EXPECT_FALSE(
-      store_->revisions().GetRefHead("microsoft/Phi-3-mini-4k-instruct", "main")->has_value());
+      store_->repos().GetRefHead("microsoft/Phi-3-mini-4k-instruct", "main")->has_value());
 
   fakehub_->ClearFaults();
   const PollReport resumed = PollOnce("microsoft/Phi-3-mini-4k-instruct");
   ASSERT_TRUE(resumed.ok) << resumed.error;
   EXPECT_EQ(resumed.revisions, 3);
-  EXPECT_EQ((*store_->revisions().GetRepo("microsoft/Phi-3-mini-4k-instruct"))->consecutive_errors,
+  EXPECT_EQ((*store_->repos().GetRepo("microsoft/Phi-3-mini-4k-instruct"))->consecutive_errors,
             0);
 }
 

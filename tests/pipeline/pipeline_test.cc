@@ -45,7 +45,7 @@ TEST_F(PipelineTest, OnlyAnUnchangedPollLeavesItsPollTimesToWriteSoon) {
   now_ = 1000;
   ASSERT_TRUE(PollOnce(repo, options).ok);  // ingests: recorded at once
   EXPECT_TRUE(soon.empty());
-  Result<std::optional<store::RepoRecord>> stored = store_->revisions().GetRepo(repo);
+  Result<std::optional<store::RepoRecord>> stored = store_->repos().GetRepo(repo);
   ASSERT_TRUE(stored.ok() && *stored);
   EXPECT_EQ((*stored)->last_polled_at, 1000);
 
@@ -54,11 +54,11 @@ TEST_F(PipelineTest, OnlyAnUnchangedPollLeavesItsPollTimesToWriteSoon) {
   ASSERT_TRUE(unchanged.ok) << unchanged.error;
   EXPECT_FALSE(unchanged.head_moved);
   ASSERT_EQ(soon.size(), 1u);
-  stored = store_->revisions().GetRepo(repo);
+  stored = store_->repos().GetRepo(repo);
   EXPECT_EQ((*stored)->last_polled_at, 1000) << "not written until write_soon runs the work";
   EXPECT_EQ(unchanged.next_poll_at, 2000 + PollerOptions{}.interval_s);
   ASSERT_TRUE(soon[0]().ok());
-  stored = store_->revisions().GetRepo(repo);
+  stored = store_->repos().GetRepo(repo);
   EXPECT_EQ((*stored)->last_polled_at, 2000);
   EXPECT_EQ((*stored)->next_poll_at, unchanged.next_poll_at);
 
@@ -67,7 +67,7 @@ TEST_F(PipelineTest, OnlyAnUnchangedPollLeavesItsPollTimesToWriteSoon) {
   now_ = 3000;
   EXPECT_FALSE(PollOnce(repo, options).ok);
   EXPECT_EQ(soon.size(), 1u);
-  stored = store_->revisions().GetRepo(repo);
+  stored = store_->repos().GetRepo(repo);
   EXPECT_EQ((*stored)->state, store::RepoState::kErroring);
   EXPECT_EQ((*stored)->last_polled_at, 3000);
 }
@@ -121,7 +121,7 @@ TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
   PollReport deleted = PollOnce("google/gemma-7b-it");
   EXPECT_FALSE(deleted.ok);
   EXPECT_EQ(deleted.state, store::RepoState::kDeleted);
-  auto repo = store_->revisions().GetRepo("google/gemma-7b-it");
+  auto repo = store_->repos().GetRepo("google/gemma-7b-it");
   EXPECT_EQ((*repo)->state, store::RepoState::kDeleted);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);
   EXPECT_FALSE(deleted.never_seen);
@@ -137,7 +137,7 @@ TEST_F(PipelineTest, DeletedAndGatedReposBecomeState) {
   PollReport gated = PollOnce("google/gemma-2-9b-it");
   EXPECT_FALSE(gated.ok);
   EXPECT_EQ(gated.state, store::RepoState::kGated) << gated.error;
-  repo = store_->revisions().GetRepo("google/gemma-2-9b-it");
+  repo = store_->repos().GetRepo("google/gemma-2-9b-it");
   EXPECT_EQ((*repo)->state, store::RepoState::kGated);
   EXPECT_EQ((*repo)->next_poll_at, now_ + 4 * 900);  // unavailable repos poll 4x slower
 }
@@ -149,7 +149,7 @@ TEST_F(PipelineTest, ARepoNotFoundBeforeItsFirstRevisionIsNeverSeenNotSlowedDown
   EXPECT_EQ(r.state, store::RepoState::kDeleted);  // what the Hub says: 404 RepoNotFound
   EXPECT_TRUE(r.never_seen);
   EXPECT_NE(r.error.find("never seen by this store"), std::string::npos) << r.error;
-  const auto repo = store_->revisions().GetRepo("someone/not-published-yet");
+  const auto repo = store_->repos().GetRepo("someone/not-published-yet");
   EXPECT_EQ((*repo)->next_poll_at, now_ + 900);  // the interval, not 4x
   EXPECT_NE((*repo)->state_detail.find("not published yet"), std::string::npos);
 }
@@ -164,7 +164,7 @@ TEST_F(PipelineTest, ARenameIsFollowedAndRecorded) {
   EXPECT_EQ(first.revisions, 4);
   EXPECT_EQ(first.renamed_to, "meta-llama/Llama-3-8B");
   EXPECT_EQ(first.state, store::RepoState::kRenamed);
-  auto repo = store_->revisions().GetRepo("meta-llama/Meta-Llama-3-8B");
+  auto repo = store_->repos().GetRepo("meta-llama/Meta-Llama-3-8B");
   EXPECT_EQ((*repo)->state, store::RepoState::kRenamed);
   EXPECT_EQ((*repo)->renamed_to, "meta-llama/Llama-3-8B");
   EXPECT_EQ((*repo)->next_poll_at, now_ + 900);  // polled as usual, not slowed down
@@ -172,13 +172,13 @@ TEST_F(PipelineTest, ARenameIsFollowedAndRecorded) {
   // Renamed after ingesting: the next poll records it and ingests nothing twice.
   Track("google/gemma-7b-it");
   ASSERT_TRUE(PollOnce("google/gemma-7b-it").ok);
-  EXPECT_EQ((*store_->revisions().GetRepo("google/gemma-7b-it"))->state, store::RepoState::kOk);
+  EXPECT_EQ((*store_->repos().GetRepo("google/gemma-7b-it"))->state, store::RepoState::kOk);
   ASSERT_TRUE(fakehub_->RenameRepo("google/gemma-7b-it", "google/gemma-1-7b-it").ok());
   const PollReport renamed = PollOnce("google/gemma-7b-it");
   ASSERT_TRUE(renamed.ok) << renamed.error;
   EXPECT_EQ(renamed.revisions, 0);
   EXPECT_EQ(renamed.renamed_to, "google/gemma-1-7b-it");
-  repo = store_->revisions().GetRepo("google/gemma-7b-it");
+  repo = store_->repos().GetRepo("google/gemma-7b-it");
   EXPECT_EQ((*repo)->state, store::RepoState::kRenamed);
   EXPECT_EQ((*repo)->state_detail, "the Hub redirects it to google/gemma-1-7b-it");
 }

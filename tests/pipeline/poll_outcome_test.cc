@@ -110,7 +110,7 @@ class PersistTest : public ::testing::Test {
   }
 
   store::RepoRecord Stored() {
-    auto r = store_->revisions().GetRepo(kRepo);
+    auto r = store_->repos().GetRepo(kRepo);
     EXPECT_TRUE(r.ok() && *r);
     return r.ok() && *r ? **r : store::RepoRecord{};
   }

@@ -73,7 +73,7 @@ TEST_F(RevisionCommitTest, TheFirstRevisionIsIngestedWithItsEstimateAndMovesTheR
   ASSERT_EQ(advisories->size(), static_cast<size_t>(c.advisories));
   EXPECT_EQ(c.lines[1], "  behavioral config (config.json): file added -> " + (*advisories)[0].id);
 
-  EXPECT_EQ(store_->revisions().GetRefHead(kRepo, "main").value(), sha);
+  EXPECT_EQ(store_->repos().GetRefHead(kRepo, "main").value(), sha);
   EXPECT_TRUE(store_->revisions().GetBlob(first.manifest[0].git_oid).value());
   auto estimate = store_->revisions().LatestEstimate(kRepo);
   ASSERT_TRUE(estimate.ok() && *estimate);
@@ -107,7 +107,7 @@ TEST_F(RevisionCommitTest, TheNextRevisionDiffsAgainstItsParentAndAHeldBurstSays
   auto revision = store_->revisions().GetRevision(kRepo, b);
   ASSERT_TRUE(revision.ok() && *revision);
   EXPECT_EQ((*revision)->parents, std::vector<std::string>{a});
-  EXPECT_EQ(store_->revisions().GetRefHead(kRepo, "main").value(), b);
+  EXPECT_EQ(store_->repos().GetRefHead(kRepo, "main").value(), b);
   EXPECT_TRUE(store_->advisories().HasHeldAdvisories(kRepo).value());
 }
 
@@ -139,7 +139,7 @@ TEST_F(RevisionCommitTest, AStoreFailureIsTheCommitsErrorAndNothingIsWritten) {
   const std::string sha(40, 'd');
   options_.before_commit = [this](const std::string&, const std::string&) {
     ASSERT_TRUE(
-        store_->revisions().RemoveRepo(kRepo).ok());  // the revision now has no repo to belong to
+        store_->repos().RemoveRepo(kRepo).ok());  // the revision now has no repo to belong to
   };
   const CommittedRevision c = Commit(CommitOf(sha, "orphan"), nullptr, WithConfig(sha, "{}"));
   EXPECT_NE(c.error, "");

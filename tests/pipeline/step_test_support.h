@@ -19,7 +19,7 @@ inline std::unique_ptr<store::Store> MemoryStoreTracking(const std::string& repo
   auto s = store::Store::Open(":memory:");
   EXPECT_TRUE(s.ok()) << s.error().message;
   if (!s.ok()) return nullptr;
-  EXPECT_TRUE((*s)->revisions().AddRepo({.id = repo, .refs = {"main"}}).ok());
+  EXPECT_TRUE((*s)->repos().AddRepo({.id = repo, .refs = {"main"}}).ok());
   return std::move(s).value();
 }
 

@@ -18,7 +18,7 @@ class AdvisoryStoreTest : public ::testing::Test {
   void SetUp() override {
     store_ = OpenOrDie(":memory:");
     ASSERT_NE(store_, nullptr);
-    ASSERT_TRUE(store_->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE(store_->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
   }
   AdvisoryStore& advisories() { return store_->advisories(); }
   void Ingest(RevisionIngest in) {

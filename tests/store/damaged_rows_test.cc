@@ -19,7 +19,7 @@ class DamagedRowsTest : public ::testing::Test {
   void SetUp() override {
     store_ = OpenOrDie(db_.path());
     ASSERT_NE(store_, nullptr);
-    ASSERT_TRUE(store_->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE(store_->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
     ASSERT_TRUE(store_->revisions().Ingest(SampleIngest("a1", "")).ok());
   }
 
@@ -72,8 +72,8 @@ TEST_F(DamagedRowsTest, RevisionLists) {
 
 TEST_F(DamagedRowsTest, RepoRefs) {
   Damage("UPDATE repos SET refs = 'main' WHERE id = 'google/gemma-2-9b-it'");
-  ExpectDamaged(store_->revisions().GetRepo(kRepo), "the refs of repo " + std::string(kRepo));
-  ExpectDamaged(store_->revisions().ListRepos(), "the refs of repo");
+  ExpectDamaged(store_->repos().GetRepo(kRepo), "the refs of repo " + std::string(kRepo));
+  ExpectDamaged(store_->repos().ListRepos(), "the refs of repo");
 }
 
 TEST_F(DamagedRowsTest, AdvisoryRecord) {

@@ -11,7 +11,7 @@ namespace hubwatch::store {
 namespace {
 
 bool HasRepo(Store& store, const std::string& id) {
-  Result<std::optional<RepoRecord>> r = store.revisions().GetRepo(id);
+  Result<std::optional<RepoRecord>> r = store.repos().GetRepo(id);
   EXPECT_TRUE(r.ok());
   return r.ok() && r->has_value();
 }
@@ -22,14 +22,14 @@ TEST(Database, AFailedBatchCommitKeepsNothingTheBodyWrote) {
   Status s = store->Batch([&] {
     // Foreign keys checked at COMMIT: the dangling ref cursor makes the commit fail.
     ASSERT_TRUE(store->db().Exec("PRAGMA defer_foreign_keys=ON", "test").ok());
-    ASSERT_TRUE(store->revisions().AddRepo({.id = "org/kept-not"}).ok());
-    ASSERT_TRUE(store->revisions().SetRefHead("org/missing", "main", "a1", 1).ok());
+    ASSERT_TRUE(store->repos().AddRepo({.id = "org/kept-not"}).ok());
+    ASSERT_TRUE(store->repos().SetRefHead("org/missing", "main", "a1", 1).ok());
     EXPECT_TRUE(store->InTransaction());
   });
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(store->InTransaction());
   EXPECT_FALSE(HasRepo(*store, "org/kept-not"));
-  EXPECT_FALSE(store->revisions().GetRefHead("org/missing", "main")->has_value());
+  EXPECT_FALSE(store->repos().GetRefHead("org/missing", "main")->has_value());
 }
 
 TEST(Database, AtomicallyInsideABatchIsASavepoint) {
@@ -37,14 +37,13 @@ TEST(Database, AtomicallyInsideABatchIsASavepoint) {
   ASSERT_NE(store, nullptr);
   Status failed = Status::Ok();
   Status s = store->Batch([&] {
-    ASSERT_TRUE(
-        store->Atomically([&] { return store->revisions().AddRepo({.id = "org/a"}); }).ok());
+    ASSERT_TRUE(store->Atomically([&] { return store->repos().AddRepo({.id = "org/a"}); }).ok());
     failed = store->Atomically([&]() -> Status {
-      if (Status w = store->revisions().AddRepo({.id = "org/b"}); !w.ok()) return w;
+      if (Status w = store->repos().AddRepo({.id = "org/b"}); !w.ok()) return w;
       return Error::Io("a step failed");
     });
     EXPECT_TRUE(store->InTransaction());  // the batch goes on
-    ASSERT_TRUE(store->revisions().AddRepo({.id = "org/c"}).ok());
+    ASSERT_TRUE(store->repos().AddRepo({.id = "org/c"}).ok());
   });
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_FALSE(failed.ok());
@@ -57,7 +56,7 @@ TEST(Database, AFailedAtomicallyOutsideABatchRollsBackEverything) {
   std::unique_ptr<Store> store = OpenOrDie(":memory:");
   ASSERT_NE(store, nullptr);
   Status s = store->Atomically([&]() -> Status {
-    if (Status w = store->revisions().AddRepo({.id = "org/a"}); !w.ok()) return w;
+    if (Status w = store->repos().AddRepo({.id = "org/a"}); !w.ok()) return w;
     return Error::Io("no");
   });
   EXPECT_FALSE(s.ok());

@@ -25,7 +25,7 @@ class OutboxStoreTest : public ::testing::Test {
   void SetUp() override {
     store_ = OpenOrDie(":memory:");
     ASSERT_NE(store_, nullptr);
-    ASSERT_TRUE(store_->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+    ASSERT_TRUE(store_->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
   }
   OutboxStore& outbox() { return store_->outbox(); }
   // Ingests revision `sha` with one advisory, x_HUBWATCH-<sha>, for `targets`.

@@ -1,5 +1,5 @@
-// RevisionStore against a real SQLite database: repos, ref cursors, Ingest's exactly-once, the
-// HTTP cache and the change queries.
+// RepoStore, RevisionStore and RevisionQueries against a real SQLite database: repos, ref
+// cursors, Ingest's exactly-once, the HTTP cache and the change queries.
 
 #include "tracker/store/revision_store.h"
 
@@ -17,9 +17,11 @@ class RevisionStoreTest : public ::testing::Test {
   void SetUp() override {
     store_ = OpenOrDie(":memory:");
     ASSERT_NE(store_, nullptr);
-    ASSERT_TRUE(revisions().AddRepo({.id = kRepo, .refs = {"main"}, .added_at = 5}).ok());
+    ASSERT_TRUE(repos().AddRepo({.id = kRepo, .refs = {"main"}, .added_at = 5}).ok());
   }
+  RepoStore& repos() { return store_->repos(); }
   RevisionStore& revisions() { return store_->revisions(); }
+  RevisionQueries& queries() { return store_->queries(); }
 
   std::unique_ptr<Store> store_;
 };
@@ -27,8 +29,8 @@ class RevisionStoreTest : public ::testing::Test {
 TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   RepoRecord repo{.id = "org/model", .refs = {"main", "v2"}, .added_at = 7};
   repo.source = Source::kConfig;
-  ASSERT_TRUE(revisions().AddRepo(repo).ok());
-  Result<std::optional<RepoRecord>> got = revisions().GetRepo("org/model");
+  ASSERT_TRUE(repos().AddRepo(repo).ok());
+  Result<std::optional<RepoRecord>> got = repos().GetRepo("org/model");
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->refs, (std::vector<std::string>{"main", "v2"}));
   EXPECT_EQ((*got)->source, Source::kConfig);
@@ -39,8 +41,8 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   polled.renamed_to = "org/model-2";
   polled.next_poll_at = 99;
   polled.consecutive_errors = 3;
-  ASSERT_TRUE(revisions().UpdateRepoPoll(polled).ok());
-  got = revisions().GetRepo("org/model");
+  ASSERT_TRUE(repos().UpdateRepoPoll(polled).ok());
+  got = repos().GetRepo("org/model");
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->state, RepoState::kRenamed);
   EXPECT_EQ((*got)->renamed_to, "org/model-2");
@@ -48,29 +50,29 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   EXPECT_EQ((*got)->consecutive_errors, 3);
 
   // AddRepo again updates the refs and the source, not the polling state.
-  ASSERT_TRUE(revisions().AddRepo({.id = "org/model", .refs = {"main"}}).ok());
-  got = revisions().GetRepo("org/model");
+  ASSERT_TRUE(repos().AddRepo({.id = "org/model", .refs = {"main"}}).ok());
+  got = repos().GetRepo("org/model");
   EXPECT_EQ((*got)->refs, (std::vector<std::string>{"main"}));
   EXPECT_EQ((*got)->source, Source::kApi);
   EXPECT_EQ((*got)->state, RepoState::kRenamed);
 
-  Result<std::vector<RepoRecord>> all = revisions().ListRepos();
+  Result<std::vector<RepoRecord>> all = repos().ListRepos();
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].id, kRepo);  // by id
 
-  ASSERT_TRUE(revisions().RemoveRepo("org/model").ok());
-  EXPECT_FALSE(revisions().GetRepo("org/model")->has_value());
-  EXPECT_EQ(revisions().ListRepos()->size(), 1u);
+  ASSERT_TRUE(repos().RemoveRepo("org/model").ok());
+  EXPECT_FALSE(repos().GetRepo("org/model")->has_value());
+  EXPECT_EQ(repos().ListRepos()->size(), 1u);
 }
 
 TEST_F(RevisionStoreTest, RefHeadsMoveAndAreScopedToTheirRepo) {
-  EXPECT_FALSE(revisions().GetRefHead(kRepo, "main")->has_value());
-  ASSERT_TRUE(revisions().SetRefHead(kRepo, "main", "a1", 10).ok());
-  ASSERT_TRUE(revisions().SetRefHead(kRepo, "main", "b2", 11).ok());
-  EXPECT_EQ(*revisions().GetRefHead(kRepo, "main"), std::optional<std::string>("b2"));
-  EXPECT_FALSE(revisions().GetRefHead(kRepo, "v2")->has_value());
-  EXPECT_FALSE(revisions().GetRefHead("other/repo", "main")->has_value());
+  EXPECT_FALSE(repos().GetRefHead(kRepo, "main")->has_value());
+  ASSERT_TRUE(repos().SetRefHead(kRepo, "main", "a1", 10).ok());
+  ASSERT_TRUE(repos().SetRefHead(kRepo, "main", "b2", 11).ok());
+  EXPECT_EQ(*repos().GetRefHead(kRepo, "main"), std::optional<std::string>("b2"));
+  EXPECT_FALSE(repos().GetRefHead(kRepo, "v2")->has_value());
+  EXPECT_FALSE(repos().GetRefHead("other/repo", "main")->has_value());
 }
 
 TEST_F(RevisionStoreTest, IngestingTheSameRevisionTwiceChangesNothing) {
@@ -92,7 +94,7 @@ TEST_F(RevisionStoreTest, IngestingTheSameRevisionTwiceChangesNothing) {
   Result<std::optional<SafetensorsHeader>> header = revisions().GetHeader("sha-w1");
   ASSERT_TRUE(header.ok() && header->has_value());
   EXPECT_EQ((*header)->tensors.at("model.norm.weight").shape, (std::vector<int64_t>{3584}));
-  EXPECT_EQ(*revisions().GetRefHead(kRepo, "main"), std::optional<std::string>("a1"));
+  EXPECT_EQ(*repos().GetRefHead(kRepo, "main"), std::optional<std::string>("a1"));
   Result<std::optional<EstimateRecord>> estimate = revisions().LatestEstimate(kRepo);
   ASSERT_TRUE(estimate.ok() && estimate->has_value());
   EXPECT_EQ((*estimate)->params_total, 9241705984u);
@@ -122,19 +124,19 @@ TEST_F(RevisionStoreTest, ChangesAfterAPinAreCountedByImpactAndRewrittenOnesLeft
   c.rewritten_away = {"c3"};
   ASSERT_TRUE(revisions().Ingest(c).ok());
 
-  Result<ChangeTally> tally = revisions().TallyChangesAfter(kRepo, "a1", "");
+  Result<ChangeTally> tally = queries().TallyChangesAfter(kRepo, "a1", "");
   ASSERT_TRUE(tally.ok());
   EXPECT_EQ(tally->breaking, 1);
   EXPECT_EQ(tally->cosmetic, 1);
   EXPECT_EQ(tally->behavioral, 0);  // c3's is rewritten away
-  EXPECT_EQ(revisions().ChangesAfter(kRepo, "a1", "tokenizer")->size(), 1u);
-  EXPECT_TRUE(revisions().ChangesAfter(kRepo, "unknown", "")->empty());
+  EXPECT_EQ(queries().ChangesAfter(kRepo, "a1", "tokenizer")->size(), 1u);
+  EXPECT_TRUE(queries().ChangesAfter(kRepo, "unknown", "")->empty());
 
-  Result<std::optional<LastChange>> last = revisions().LatestChange(kRepo, "");
+  Result<std::optional<LastChange>> last = queries().LatestChange(kRepo, "");
   ASSERT_TRUE(last.ok() && last->has_value());
   EXPECT_EQ((*last)->sha, "b2");  // the newest non-cosmetic change not rewritten away
-  EXPECT_EQ(*revisions().FindRevisionShas(kRepo, "b", 10), (std::vector<std::string>{"b2"}));
-  EXPECT_EQ(*revisions().ReposWithRevision("a1"), (std::vector<std::string>{kRepo}));
+  EXPECT_EQ(*queries().FindRevisionShas(kRepo, "b", 10), (std::vector<std::string>{"b2"}));
+  EXPECT_EQ(*queries().ReposWithRevision("a1"), (std::vector<std::string>{kRepo}));
   Result<std::optional<RevisionRecord>> latest = revisions().LatestRevision(kRepo);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ((*latest)->sha, "b2");
@@ -143,7 +145,7 @@ TEST_F(RevisionStoreTest, ChangesAfterAPinAreCountedByImpactAndRewrittenOnesLeft
 TEST(RevisionStoreDamage, AStoredImpactOrSourceItDoesNotKnowIsAnError) {
   TempDb db;
   std::unique_ptr<Store> store = OpenOrDie(db.path());
-  ASSERT_TRUE(store->revisions().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
   ASSERT_TRUE(store->revisions().Ingest(SampleIngest("a1", "")).ok());
   ASSERT_TRUE(store->db().Exec("PRAGMA ignore_check_constraints=ON", "test").ok());
   ASSERT_TRUE(store->db().Exec("UPDATE changes SET impact = 'severe'", "test").ok());
@@ -151,7 +153,7 @@ TEST(RevisionStoreDamage, AStoredImpactOrSourceItDoesNotKnowIsAnError) {
   Result<std::vector<ChangeRecord>> changes = store->revisions().ChangesOf(kRepo, "a1");
   ASSERT_FALSE(changes.ok());
   EXPECT_NE(changes.error().message.find("not a known impact"), std::string::npos);
-  EXPECT_FALSE(store->revisions().GetRepo(kRepo).ok());
+  EXPECT_FALSE(store->repos().GetRepo(kRepo).ok());
 }
 
 }  // namespace

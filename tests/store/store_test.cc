@@ -69,12 +69,10 @@ TEST(Store, RefusesADatabaseFromANewerHubwatch) {
 
 TEST(Store, ReposRoundTripAndRemoveCascades) {
   auto store = OpenOrDie(":memory:");
-  ASSERT_TRUE(store->revisions()
-                  .AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}, .added_at = 5})
-                  .ok());
   ASSERT_TRUE(
-      store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main", "v2"}}).ok());
-  Result<std::optional<RepoRecord>> r = store->revisions().GetRepo("google/gemma-2-9b-it");
+      store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}, .added_at = 5}).ok());
+  ASSERT_TRUE(store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main", "v2"}}).ok());
+  Result<std::optional<RepoRecord>> r = store->repos().GetRepo("google/gemma-2-9b-it");
   ASSERT_TRUE(r.ok() && r->has_value());
   EXPECT_EQ((*r)->refs, (std::vector<std::string>{"main", "v2"}));
   EXPECT_EQ((*r)->added_at, 5);  // re-adding keeps the original row
@@ -84,14 +82,14 @@ TEST(Store, ReposRoundTripAndRemoveCascades) {
   polled.renamed_to = "google/gemma-2-9b-instruct";
   polled.consecutive_errors = 2;
   polled.next_poll_at = 99;
-  ASSERT_TRUE(store->revisions().UpdateRepoPoll(polled).ok());
-  EXPECT_EQ((*store->revisions().GetRepo("google/gemma-2-9b-it"))->state, RepoState::kRenamed);
-  EXPECT_EQ((*store->revisions().GetRepo("google/gemma-2-9b-it"))->renamed_to,
+  ASSERT_TRUE(store->repos().UpdateRepoPoll(polled).ok());
+  EXPECT_EQ((*store->repos().GetRepo("google/gemma-2-9b-it"))->state, RepoState::kRenamed);
+  EXPECT_EQ((*store->repos().GetRepo("google/gemma-2-9b-it"))->renamed_to,
             "google/gemma-2-9b-instruct");
 
   ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
-  ASSERT_TRUE(store->revisions().RemoveRepo("google/gemma-2-9b-it").ok());
-  EXPECT_FALSE(store->revisions().GetRepo("google/gemma-2-9b-it")->has_value());
+  ASSERT_TRUE(store->repos().RemoveRepo("google/gemma-2-9b-it").ok());
+  EXPECT_FALSE(store->repos().GetRepo("google/gemma-2-9b-it")->has_value());
   EXPECT_TRUE(store->revisions().ListChanges({})->empty());
   EXPECT_TRUE(store->advisories().ListAdvisories({})->empty());
   EXPECT_FALSE(*store->revisions().HasRevision("google/gemma-2-9b-it", "a1"));
@@ -100,11 +98,11 @@ TEST(Store, ReposRoundTripAndRemoveCascades) {
 TEST(Store, IngestWritesEverythingAndIsIdempotent) {
   TempDb db;
   auto store = OpenOrDie(db.path());
-  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
   ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
   ASSERT_EQ(*store->revisions().Ingest(SampleIngest("b2", "a1")), IngestOutcome::kIngested);
 
-  EXPECT_EQ(**store->revisions().GetRefHead("google/gemma-2-9b-it", "main"), "b2");
+  EXPECT_EQ(**store->repos().GetRefHead("google/gemma-2-9b-it", "main"), "b2");
   const std::vector<RevisionRecord> revs =
       *store->revisions().ListRevisions("google/gemma-2-9b-it");
   ASSERT_EQ(revs.size(), 2u);
@@ -139,14 +137,14 @@ TEST(Store, IngestWritesEverythingAndIsIdempotent) {
 
 TEST(Store, AFailedIngestLeavesNothingBehind) {
   auto store = OpenOrDie(":memory:");
-  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
   RevisionIngest bad = SampleIngest("a1", "");
   bad.advisories[0].change_ordinal = 7;  // no such change: fails after most rows are written
   Result<IngestOutcome> r = store->revisions().Ingest(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_FALSE(*store->revisions().HasRevision("google/gemma-2-9b-it", "a1"));
   EXPECT_FALSE(store->revisions().GetBlob("oid-config-a1")->has_value());
-  EXPECT_FALSE(store->revisions().GetRefHead("google/gemma-2-9b-it", "main")->has_value());
+  EXPECT_FALSE(store->repos().GetRefHead("google/gemma-2-9b-it", "main")->has_value());
   EXPECT_TRUE(store->revisions().ListChanges({})->empty());
   EXPECT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
 }
@@ -155,7 +153,7 @@ TEST(Store, DiskFullIsAnErrorAndLosesNothing) {
   TempDb db;
   {
     auto store = OpenOrDie(db.path());
-    ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+    ASSERT_TRUE(store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
     ASSERT_EQ(*store->revisions().Ingest(SampleIngest("a1", "")), IngestOutcome::kIngested);
   }
   {
@@ -177,7 +175,7 @@ TEST(Store, DiskFullIsAnErrorAndLosesNothing) {
 TEST(Store, LockedByAnotherWriterIsAnError) {
   TempDb db;
   auto store = OpenOrDie(db.path(), {.busy_timeout_ms = 50});
-  ASSERT_TRUE(store->revisions().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
+  ASSERT_TRUE(store->repos().AddRepo({.id = "google/gemma-2-9b-it", .refs = {"main"}}).ok());
   sqlite3* other = nullptr;
   sqlite3_open(db.path().c_str(), &other);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);

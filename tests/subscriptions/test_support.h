@@ -57,7 +57,7 @@ inline std::string AddAdvisory(store::Store& s, const std::string& repo, const s
   r.id = repo;
   r.refs = {"main"};
   r.added_at = now;
-  EXPECT_TRUE(s.revisions().AddRepo(r).ok());
+  EXPECT_TRUE(s.repos().AddRepo(r).ok());
   store::RevisionIngest in;
   in.revision.repo = repo;
   in.revision.sha = sha;

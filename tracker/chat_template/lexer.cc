@@ -46,6 +46,17 @@ using lexer_internal::WhitespaceAt;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Where the `{% endraw %}` (or `{%- endraw`) at or after `from` starts; s.size() when none.
+size_t FindEndRaw(const std::string& s, size_t from) {
+  for (size_t i = s.find("{%", from); i != std::string::npos; i = s.find("{%", i + 1)) {
+    size_t j = i + 2;
+    if (j < s.size() && s[j] == '-') ++j;
+    while (j < s.size() && WhitespaceAt(s, j) > 0) j += WhitespaceAt(s, j);
+    if (s.compare(j, 6, "endraw") == 0) return i;
+  }
+  return s.size();
+}
+
 struct Rule {
   std::string_view seq;
   TokenType type;
@@ -135,16 +146,7 @@ class Lexer {
         tokens_[k - 2].type != TokenType::kIdentifier || tokens_[k - 2].value != "raw") {
       return;
     }
-    size_t end = s_.size();
-    for (size_t i = s_.find("{%", pos_); i != std::string::npos; i = s_.find("{%", i + 1)) {
-      size_t j = i + 2;
-      if (j < s_.size() && s_[j] == '-') ++j;
-      while (j < s_.size() && WhitespaceAt(s_, j) > 0) j += WhitespaceAt(s_, j);
-      if (s_.compare(j, 6, "endraw") == 0) {
-        end = i;
-        break;
-      }
-    }
+    const size_t end = FindEndRaw(s_, pos_);
     if (end > pos_) Push(TokenType::kText, s_.substr(pos_, end - pos_), pos_);
     pos_ = end;
   }

@@ -77,7 +77,7 @@ Persisted PersistPoll(store::Store& writer, const std::string& repo, int64_t now
   if (p->next_settle_at && *p->next_settle_at < record.next_poll_at) {
     record.next_poll_at = *p->next_settle_at;
   }
-  out.status = writer.revisions().UpdateRepoPoll(record);
+  out.status = writer.repos().UpdateRepoPoll(record);
   return out;
 }
 

@@ -53,7 +53,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void Start() {
-    Result<std::optional<store::RepoRecord>> record = p_.store_.revisions().GetRepo(repo_);
+    Result<std::optional<store::RepoRecord>> record = p_.store_.repos().GetRepo(repo_);
     if (!record.ok() || !*record) {
       return FailLocal(record.ok() ? "not a tracked repo" : record.error().message);
     }
@@ -89,7 +89,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     for (const std::string& ref : record_.refs) {
       const std::string head = HeadOf(refs, ref);
       if (head.empty()) return FailLocal("tracked ref \"" + ref + "\" does not exist");
-      Result<std::optional<std::string>> cursor = p_.store_.revisions().GetRefHead(repo_, ref);
+      Result<std::optional<std::string>> cursor = p_.store_.repos().GetRefHead(repo_, ref);
       if (!cursor.ok()) return FailLocal(cursor.error().message);
       if (*cursor != head) moved_.push_back({ref, head});
     }
@@ -102,13 +102,13 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     const Moved m = moved_.front();
     moved_.pop_front();
     ref_ = m.ref;
-    Result<std::optional<std::string>> cursor = p_.store_.revisions().GetRefHead(repo_, ref_);
+    Result<std::optional<std::string>> cursor = p_.store_.repos().GetRefHead(repo_, ref_);
     if (!cursor.ok()) return FailLocal(cursor.error().message);
     cursor_ = cursor->value_or("");
     Result<bool> known = p_.store_.revisions().HasRevision(repo_, m.head);
     if (!known.ok()) return FailLocal(known.error().message);
     if (*known) {  // the ref moved to a revision already ingested through another ref
-      if (Status s = p_.store_.revisions().SetRefHead(repo_, ref_, m.head, Now()); !s.ok()) {
+      if (Status s = p_.store_.repos().SetRefHead(repo_, ref_, m.head, Now()); !s.ok()) {
         return FailLocal(s.error().message);
       }
       return NextRef();
@@ -250,7 +250,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   void Persist() {
     if (o_->write_soon && OnlyPollTimesChanged()) {
       o_->write_soon(
-          [w = &Writer(), record = record_] { return w->revisions().UpdateRepoPoll(record); });
+          [w = &Writer(), record = record_] { return w->repos().UpdateRepoPoll(record); });
       report_.next_poll_at = record_.next_poll_at;
       return Done();
     }
@@ -304,7 +304,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   // No tracked ref has a head in the store: the Hub's 404 cannot mean "deleted since".
   bool NeverSeen() {
     for (const std::string& ref : record_.refs) {
-      Result<std::optional<std::string>> head = p_.store_.revisions().GetRefHead(repo_, ref);
+      Result<std::optional<std::string>> head = p_.store_.repos().GetRefHead(repo_, ref);
       if (!head.ok() || *head) return false;
     }
     return true;

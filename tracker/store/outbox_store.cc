@@ -2,6 +2,7 @@
 
 #include "tracker/store/outbox_store.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -119,56 +120,80 @@ Result<bool> OutboxStore::DisableSubscription(int64_t id, const std::string& rea
   return found;
 }
 
+namespace {
+
+// What makes the config subscriptions among `current` exactly `wanted`, matched by URL.
+struct ConfigSyncPlan {
+  std::vector<int64_t> remove;                                  // config ones no longer wanted
+  std::vector<const Subscription*> add;                         // wanted, new URLs
+  std::vector<std::pair<int64_t, const Subscription*>> update;  // (id, wanted) that changed
+  int unchanged = 0;
+};
+
+Result<ConfigSyncPlan> PlanConfigSync(const std::vector<Subscription>& current,
+                                      const std::vector<Subscription>& wanted) {
+  ConfigSyncPlan plan;
+  std::map<std::string, const Subscription*> by_url;  // the current config subscriptions
+  for (const Subscription& c : current) {
+    if (c.source == Source::kConfig) by_url[c.url] = &c;
+  }
+  std::set<std::string> wanted_urls;
+  for (const Subscription& w : wanted) {
+    if (!wanted_urls.insert(w.url).second) {
+      return Error::InvalidInput("store: two config subscriptions share a URL");
+    }
+    const auto existing = by_url.find(w.url);
+    if (existing == by_url.end()) {
+      plan.add.push_back(&w);
+    } else if (SameFields(*existing->second, w)) {
+      ++plan.unchanged;
+    } else {
+      plan.update.emplace_back(existing->second->id, &w);
+    }
+  }
+  for (const auto& [url, c] : by_url) {
+    if (!wanted_urls.count(url)) plan.remove.push_back(c->id);
+  }
+  return plan;
+}
+
+}  // namespace
+
 Result<SubscriptionSync> OutboxStore::SyncConfigSubscriptions(
     const std::vector<Subscription>& wanted, int64_t now) {
   SubscriptionSync sync;
   HW_TRY(db_.Atomically([&]() -> Status {
     Result<std::vector<Subscription>> current = ListSubscriptions();
     if (!current.ok()) return current.error();
-    std::set<std::string> wanted_urls;
-    for (const Subscription& w : wanted) {
-      if (!wanted_urls.insert(w.url).second) {
-        return Error::InvalidInput("store: two config subscriptions share a URL");
-      }
+    Result<ConfigSyncPlan> plan = PlanConfigSync(*current, wanted);
+    if (!plan.ok()) return plan.error();
+    for (int64_t id : plan->remove) {
+      if (Result<bool> r = DeleteSubscription(id, now); !r.ok()) return r.error();
     }
-    for (const Subscription& c : *current) {
-      if (c.source != Source::kConfig || wanted_urls.count(c.url)) continue;
-      Result<bool> r = DeleteSubscription(c.id, now);
-      if (!r.ok()) return r.error();
-      ++sync.removed;
+    for (const Subscription* w : plan->add) {
+      Subscription add = *w;
+      add.source = Source::kConfig;
+      add.created_at = now;
+      add.disabled_at.reset();
+      add.disabled_reason.clear();
+      if (Result<int64_t> id = AddSubscription(add); !id.ok()) return id.error();
     }
-    for (const Subscription& w : wanted) {
-      const Subscription* existing = nullptr;
-      for (const Subscription& c : *current) {
-        if (c.source == Source::kConfig && c.url == w.url) existing = &c;
-      }
-      if (!existing) {
-        Subscription add = w;
-        add.source = Source::kConfig;
-        add.created_at = now;
-        add.disabled_at.reset();
-        add.disabled_reason.clear();
-        Result<int64_t> id = AddSubscription(add);
-        if (!id.ok()) return id.error();
-        ++sync.added;
-        continue;
-      }
-      if (SameFields(*existing, w)) {
-        ++sync.unchanged;
-        continue;
-      }
+    for (const auto& [id, w] : plan->update) {
       HW_PREPARE(q,
                  "UPDATE subscriptions SET secret = ?2, repos = ?3, kinds = ?4, min_impact = ?5, "
                  "disabled_at = NULL, disabled_reason = '', updated_at = ?6 WHERE id = ?1");
-      HW_TRY(q.Bind(1, existing->id)
-                 .Bind(2, w.secret)
-                 .Bind(3, w.repos)
-                 .Bind(4, DumpJson(nlohmann::json(w.kinds)))
-                 .Bind(5, diff::ImpactName(w.min_impact))
+      HW_TRY(q.Bind(1, id)
+                 .Bind(2, w->secret)
+                 .Bind(3, w->repos)
+                 .Bind(4, DumpJson(nlohmann::json(w->kinds)))
+                 .Bind(5, diff::ImpactName(w->min_impact))
                  .Bind(6, now)
                  .Run("updating a config subscription"));
-      ++sync.updated;
     }
+    sync = {.added = static_cast<int>(plan->add.size()),
+            .updated = static_cast<int>(plan->update.size()),
+            .removed = static_cast<int>(plan->remove.size()),
+            .unchanged = plan->unchanged};
     return Status::Ok();
   }));
   return sync;

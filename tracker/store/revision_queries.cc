@@ -1,9 +1,6 @@
-// RevisionStore: changes, estimates, the HTTP cache, and the read-only queries of the HTTP API
-// (daemon/api). Records are read back through the getters (ChangesOf), so each table keeps one
-// row reader.
+#include "tracker/store/revision_queries.h"
 
 #include "tracker/store/connection.h"
-#include "tracker/store/revision_store.h"
 
 namespace hubwatch::store {
 namespace {
@@ -17,122 +14,9 @@ std::string PrefixEnd(std::string prefix) {
 
 }  // namespace
 
-constexpr const char kChangeColumns[] =
-    "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at FROM changes ";
-
-static Result<ChangeRecord> ReadChange(const Statement& q) {
-  ChangeRecord r;
-  r.id = q.Int(0);
-  r.repo = q.Text(1);
-  r.sha = q.Text(2);
-  r.ordinal = static_cast<int>(q.Int(3));
-  const std::string what = "change " + std::to_string(r.id) + " (" + r.repo + "@" + r.sha + ")";
-  if (!diff::ParseKind(q.Text(4), r.change.kind)) {
-    return Error::Io("store: " + what + " is damaged: not a known kind");
-  }
-  const std::optional<diff::Impact> impact = diff::ParseImpact(q.Text(5));
-  if (!impact) return Error::Io("store: " + what + " is damaged: not a known impact");
-  r.change.impact = *impact;
-  r.change.path = q.Text(6);
-  r.change.summary = q.Text(7);
-  Result<nlohmann::json> details = StoredJson(q.Text(8), "the details of " + what);
-  if (!details.ok()) return details.error();
-  r.change.details = std::move(details).value();
-  r.created_at = q.Int(9);
-  return r;
-}
-
-Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query) {
-  static const std::string sql = std::string(kChangeColumns) +
-                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-                                 "AND created_at >= ?3 ORDER BY id LIMIT ?4";
-  HW_PREPARE(q, sql);
-  q.Bind(1, query.repo)
-      .Bind(2, query.kind)
-      .Bind(3, query.since)
-      .Bind(4, query.limit > 0 ? query.limit : int64_t{-1});
-  return Collect(q, "listing changes", ReadChange);
-}
-
-Result<std::vector<ChangeRecord>> RevisionStore::ChangesOf(const std::string& repo,
-                                                           const std::string& sha) {
-  static const std::string sql =
-      std::string(kChangeColumns) + "WHERE repo = ?1 AND sha = ?2 ORDER BY ordinal";
-  HW_PREPARE(q, sql);
-  q.Bind(1, repo).Bind(2, sha);
-  return Collect(q, "listing changes of a revision", ReadChange);
-}
-
-Result<std::optional<std::string>> RevisionStore::LastChangeRevision(const std::string& repo,
-                                                                     std::string_view kind,
-                                                                     const std::string& path) {
-  HW_PREPARE(q,
-             "SELECT c.sha FROM changes c JOIN revisions r ON r.repo = c.repo AND r.sha = c.sha "
-             "WHERE c.repo = ?1 AND c.kind = ?2 AND c.path = ?3 AND r.rewritten_away = 0 "
-             "ORDER BY r.ingest_order DESC LIMIT 1");
-  q.Bind(1, repo).Bind(2, kind).Bind(3, path);
-  return OptionalRow(q, "finding the last change", [](Statement& r) { return r.Text(0); });
-}
-
-constexpr const char kEstimateColumns[] =
-    "SELECT e.repo, e.sha, e.estimate, e.params_total, e.params_active, e.kv_bytes_per_token, "
-    "e.parameter_delta FROM estimates e ";
-
-static EstimateRecord ReadEstimate(const Statement& q) {
-  EstimateRecord r;
-  r.repo = q.Text(0);
-  r.sha = q.Text(1);
-  r.estimate = nlohmann::json::parse(q.Text(2), nullptr, false);
-  r.params_total = static_cast<uint64_t>(q.Int(3));
-  r.params_active = static_cast<uint64_t>(q.Int(4));
-  r.kv_bytes_per_token = q.Real(5);
-  if (!q.IsNull(6)) r.parameter_delta = q.Int(6);
-  return r;
-}
-
-Result<std::optional<EstimateRecord>> RevisionStore::GetEstimate(const std::string& repo,
-                                                                 const std::string& sha) {
-  static const std::string sql = std::string(kEstimateColumns) + "WHERE repo = ?1 AND sha = ?2";
-  HW_PREPARE(q, sql);
-  q.Bind(1, repo).Bind(2, sha);
-  return OptionalRow(q, "reading estimate", ReadEstimate);
-}
-
-Result<std::optional<EstimateRecord>> RevisionStore::LatestEstimate(const std::string& repo) {
-  static const std::string sql =
-      std::string(kEstimateColumns) +
-      "JOIN revisions r ON r.repo = e.repo AND r.sha = e.sha WHERE e.repo = ?1 "
-      "AND r.rewritten_away = 0 ORDER BY r.ingest_order DESC LIMIT 1";
-  HW_PREPARE(q, sql);
-  q.Bind(1, repo);
-  return OptionalRow(q, "reading the latest estimate", ReadEstimate);
-}
-
-Result<std::optional<CachedResponse>> RevisionStore::GetHttpCache(const std::string& url) {
-  HW_PREPARE(q, "SELECT etag, body, headers FROM http_cache WHERE url = ?1");
-  q.Bind(1, url);
-  return OptionalRow(q, "reading the HTTP cache", [](Statement& r) {
-    return CachedResponse{r.Text(0), r.Blob(1), r.Text(2)};
-  });
-}
-
-Status RevisionStore::PutHttpCache(const std::string& url, const CachedResponse& response,
-                                   int64_t now) {
-  HW_PREPARE(q,
-             "INSERT INTO http_cache (url, etag, body, headers, stored_at) "
-             "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, "
-             "body = excluded.body, headers = excluded.headers, stored_at = excluded.stored_at");
-  return q.Bind(1, url)
-      .Bind(2, response.etag)
-      .BindBlob(3, response.body)
-      .Bind(4, response.headers)
-      .Bind(5, now)
-      .Run("writing the HTTP cache");
-}
-
-Result<std::vector<std::string>> RevisionStore::FindRevisionShas(const std::string& repo,
-                                                                 const std::string& prefix,
-                                                                 int64_t limit) {
+Result<std::vector<std::string>> RevisionQueries::FindRevisionShas(const std::string& repo,
+                                                                   const std::string& prefix,
+                                                                   int64_t limit) {
   HW_PREPARE(q,
              "SELECT sha FROM revisions WHERE repo = ?1 AND sha >= ?2 AND sha < ?3 "
              "ORDER BY sha LIMIT ?4");
@@ -140,9 +24,9 @@ Result<std::vector<std::string>> RevisionStore::FindRevisionShas(const std::stri
   return Column0(q, "finding revisions by prefix");
 }
 
-Result<std::vector<ChangeRecord>> RevisionStore::ChangesAfter(const std::string& repo,
-                                                              const std::string& sha,
-                                                              const std::string& kind) {
+Result<std::vector<ChangeRecord>> RevisionQueries::ChangesAfter(const std::string& repo,
+                                                                const std::string& sha,
+                                                                const std::string& kind) {
   std::vector<std::string> shas;
   {
     HW_PREPARE(q,
@@ -155,7 +39,7 @@ Result<std::vector<ChangeRecord>> RevisionStore::ChangesAfter(const std::string&
   }
   std::vector<ChangeRecord> out;
   for (const std::string& s : shas) {
-    Result<std::vector<ChangeRecord>> changes = ChangesOf(repo, s);
+    Result<std::vector<ChangeRecord>> changes = revisions_.ChangesOf(repo, s);
     if (!changes.ok()) return changes.error();
     for (ChangeRecord& c : *changes) {
       if (kind.empty() || diff::KindName(c.change.kind) == kind) out.push_back(std::move(c));
@@ -164,9 +48,9 @@ Result<std::vector<ChangeRecord>> RevisionStore::ChangesAfter(const std::string&
   return out;
 }
 
-Result<ChangeTally> RevisionStore::TallyChangesAfter(const std::string& repo,
-                                                     const std::string& sha,
-                                                     const std::string& kind) {
+Result<ChangeTally> RevisionQueries::TallyChangesAfter(const std::string& repo,
+                                                       const std::string& sha,
+                                                       const std::string& kind) {
   HW_PREPARE(q,
              "SELECT c.impact, COUNT(*) FROM changes c JOIN revisions r "
              "ON r.repo = c.repo AND r.sha = c.sha WHERE c.repo = ?1 AND r.rewritten_away = 0 "
@@ -179,6 +63,7 @@ Result<ChangeTally> RevisionStore::TallyChangesAfter(const std::string& repo,
     if (!row.ok()) return row.error();
     if (!*row) return tally;
     const std::optional<diff::Impact> impact = diff::ParseImpact(q.Text(0));
+    if (!impact) return Error::Io("store: a change of " + repo + " is damaged: not a known impact");
     int64_t& slot = impact == diff::Impact::kBreaking     ? tally.breaking
                     : impact == diff::Impact::kBehavioral ? tally.behavioral
                                                           : tally.cosmetic;
@@ -186,8 +71,8 @@ Result<ChangeTally> RevisionStore::TallyChangesAfter(const std::string& repo,
   }
 }
 
-Result<std::optional<LastChange>> RevisionStore::LatestChange(const std::string& repo,
-                                                              const std::string& kind) {
+Result<std::optional<LastChange>> RevisionQueries::LatestChange(const std::string& repo,
+                                                                const std::string& kind) {
   HW_PREPARE(q,
              "SELECT c.sha, c.kind, r.authored_at, r.first_seen_at FROM changes c "
              "JOIN revisions r ON r.repo = c.repo AND r.sha = c.sha "
@@ -199,7 +84,7 @@ Result<std::optional<LastChange>> RevisionStore::LatestChange(const std::string&
   });
 }
 
-Result<std::vector<std::string>> RevisionStore::ReposWithRevision(const std::string& sha) {
+Result<std::vector<std::string>> RevisionQueries::ReposWithRevision(const std::string& sha) {
   HW_PREPARE(q, "SELECT repo FROM revisions WHERE sha = ?1 ORDER BY repo");
   q.Bind(1, sha);
   return Column0(q, "finding repos by revision");

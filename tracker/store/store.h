@@ -1,9 +1,10 @@
 #pragma once
 
 // Store: hubwatch's durable state in SQLite, as one Database and three facades over it:
-// revisions() (repos, revisions, changes, estimates, the HTTP cache), advisories() (the feed
-// and settling bursts) and outbox() (subscriptions and deliveries). A Store owns all four;
-// the facades borrow the Database.
+// repos() (tracked repos, polling state, ref cursors), revisions() (revisions, changes,
+// estimates, the HTTP cache), queries() (the API's read-only questions about history),
+// advisories() (the feed and settling bursts) and outbox() (subscriptions and deliveries). A
+// Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
@@ -17,6 +18,8 @@
 #include "tracker/store/database.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
+#include "tracker/store/repo_store.h"
+#include "tracker/store/revision_queries.h"
 #include "tracker/store/revision_store.h"
 
 namespace hubwatch::store {
@@ -39,17 +42,26 @@ class Store {
   bool InTransaction() const { return db_->InTransaction(); }
 
   Database& db() { return *db_; }
+  RepoStore& repos() { return repos_; }
   RevisionStore& revisions() { return revisions_; }
+  RevisionQueries& queries() { return queries_; }
   AdvisoryStore& advisories() { return advisories_; }
   OutboxStore& outbox() { return outbox_; }
 
  private:
   explicit Store(std::unique_ptr<Database> db)
-      : db_(std::move(db)), advisories_(*db_), revisions_(*db_, advisories_), outbox_(*db_) {}
+      : db_(std::move(db)),
+        advisories_(*db_),
+        repos_(*db_, advisories_),
+        revisions_(*db_, advisories_),
+        queries_(*db_, revisions_),
+        outbox_(*db_) {}
 
   std::unique_ptr<Database> db_;
   AdvisoryStore advisories_;
+  RepoStore repos_;
   RevisionStore revisions_;
+  RevisionQueries queries_;
   OutboxStore outbox_;
 };
 

@@ -1,0 +1,42 @@
+#pragma once
+
+// RepoStore: the tracked repositories (refs, source, polling state) and their ref cursors.
+// Removing a repo removes everything recorded about it, its advisories through AdvisoryStore.
+//
+// Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
+// the AdvisoryStore, which must outlive it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimator/base/result.h"
+#include "tracker/store/advisory_store.h"
+#include "tracker/store/database.h"
+#include "tracker/store/records.h"
+
+namespace hubwatch::store {
+
+class RepoStore {
+ public:
+  RepoStore(Database& db, AdvisoryStore& advisories) : db_(db), advisories_(advisories) {}
+
+  Status AddRepo(const RepoRecord& repo);    // inserts, or updates the refs and source of one
+  Status RemoveRepo(const std::string& id);  // and everything recorded about it
+  Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
+  Result<std::vector<RepoRecord>> ListRepos();
+  // Polling state: state, detail, error count and next poll time; renamed_to when renamed.
+  Status UpdateRepoPoll(const RepoRecord& repo);
+
+  Result<std::optional<std::string>> GetRefHead(const std::string& repo, const std::string& ref);
+  // Moves a ref cursor to a revision already ingested (a ref that caught up with another).
+  Status SetRefHead(const std::string& repo, const std::string& ref, const std::string& sha,
+                    int64_t now);
+
+ private:
+  Database& db_;
+  AdvisoryStore& advisories_;
+};
+
+}  // namespace hubwatch::store

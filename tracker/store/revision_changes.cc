@@ -1,0 +1,122 @@
+// RevisionStore: changes, estimates and the HTTP cache (the revisions themselves and Ingest are
+// in revision_store.cc).
+
+#include "tracker/store/connection.h"
+#include "tracker/store/revision_store.h"
+
+namespace hubwatch::store {
+
+constexpr const char kChangeColumns[] =
+    "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at FROM changes ";
+
+static Result<ChangeRecord> ReadChange(const Statement& q) {
+  ChangeRecord r;
+  r.id = q.Int(0);
+  r.repo = q.Text(1);
+  r.sha = q.Text(2);
+  r.ordinal = static_cast<int>(q.Int(3));
+  const std::string what = "change " + std::to_string(r.id) + " (" + r.repo + "@" + r.sha + ")";
+  if (!diff::ParseKind(q.Text(4), r.change.kind)) {
+    return Error::Io("store: " + what + " is damaged: not a known kind");
+  }
+  const std::optional<diff::Impact> impact = diff::ParseImpact(q.Text(5));
+  if (!impact) return Error::Io("store: " + what + " is damaged: not a known impact");
+  r.change.impact = *impact;
+  r.change.path = q.Text(6);
+  r.change.summary = q.Text(7);
+  Result<nlohmann::json> details = StoredJson(q.Text(8), "the details of " + what);
+  if (!details.ok()) return details.error();
+  r.change.details = std::move(details).value();
+  r.created_at = q.Int(9);
+  return r;
+}
+
+Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query) {
+  static const std::string sql = std::string(kChangeColumns) +
+                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
+                                 "AND created_at >= ?3 ORDER BY id LIMIT ?4";
+  HW_PREPARE(q, sql);
+  q.Bind(1, query.repo)
+      .Bind(2, query.kind)
+      .Bind(3, query.since)
+      .Bind(4, query.limit > 0 ? query.limit : int64_t{-1});
+  return Collect(q, "listing changes", ReadChange);
+}
+
+Result<std::vector<ChangeRecord>> RevisionStore::ChangesOf(const std::string& repo,
+                                                           const std::string& sha) {
+  static const std::string sql =
+      std::string(kChangeColumns) + "WHERE repo = ?1 AND sha = ?2 ORDER BY ordinal";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, sha);
+  return Collect(q, "listing changes of a revision", ReadChange);
+}
+
+Result<std::optional<std::string>> RevisionStore::LastChangeRevision(const std::string& repo,
+                                                                     std::string_view kind,
+                                                                     const std::string& path) {
+  HW_PREPARE(q,
+             "SELECT c.sha FROM changes c JOIN revisions r ON r.repo = c.repo AND r.sha = c.sha "
+             "WHERE c.repo = ?1 AND c.kind = ?2 AND c.path = ?3 AND r.rewritten_away = 0 "
+             "ORDER BY r.ingest_order DESC LIMIT 1");
+  q.Bind(1, repo).Bind(2, kind).Bind(3, path);
+  return OptionalRow(q, "finding the last change", [](Statement& r) { return r.Text(0); });
+}
+
+constexpr const char kEstimateColumns[] =
+    "SELECT e.repo, e.sha, e.estimate, e.params_total, e.params_active, e.kv_bytes_per_token, "
+    "e.parameter_delta FROM estimates e ";
+
+static EstimateRecord ReadEstimate(const Statement& q) {
+  EstimateRecord r;
+  r.repo = q.Text(0);
+  r.sha = q.Text(1);
+  r.estimate = nlohmann::json::parse(q.Text(2), nullptr, false);
+  r.params_total = static_cast<uint64_t>(q.Int(3));
+  r.params_active = static_cast<uint64_t>(q.Int(4));
+  r.kv_bytes_per_token = q.Real(5);
+  if (!q.IsNull(6)) r.parameter_delta = q.Int(6);
+  return r;
+}
+
+Result<std::optional<EstimateRecord>> RevisionStore::GetEstimate(const std::string& repo,
+                                                                 const std::string& sha) {
+  static const std::string sql = std::string(kEstimateColumns) + "WHERE repo = ?1 AND sha = ?2";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo).Bind(2, sha);
+  return OptionalRow(q, "reading estimate", ReadEstimate);
+}
+
+Result<std::optional<EstimateRecord>> RevisionStore::LatestEstimate(const std::string& repo) {
+  static const std::string sql =
+      std::string(kEstimateColumns) +
+      "JOIN revisions r ON r.repo = e.repo AND r.sha = e.sha WHERE e.repo = ?1 "
+      "AND r.rewritten_away = 0 ORDER BY r.ingest_order DESC LIMIT 1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, repo);
+  return OptionalRow(q, "reading the latest estimate", ReadEstimate);
+}
+
+Result<std::optional<CachedResponse>> RevisionStore::GetHttpCache(const std::string& url) {
+  HW_PREPARE(q, "SELECT etag, body, headers FROM http_cache WHERE url = ?1");
+  q.Bind(1, url);
+  return OptionalRow(q, "reading the HTTP cache", [](Statement& r) {
+    return CachedResponse{r.Text(0), r.Blob(1), r.Text(2)};
+  });
+}
+
+Status RevisionStore::PutHttpCache(const std::string& url, const CachedResponse& response,
+                                   int64_t now) {
+  HW_PREPARE(q,
+             "INSERT INTO http_cache (url, etag, body, headers, stored_at) "
+             "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, "
+             "body = excluded.body, headers = excluded.headers, stored_at = excluded.stored_at");
+  return q.Bind(1, url)
+      .Bind(2, response.etag)
+      .BindBlob(3, response.body)
+      .Bind(4, response.headers)
+      .Bind(5, now)
+      .Run("writing the HTTP cache");
+}
+
+}  // namespace hubwatch::store
