@@ -18,6 +18,8 @@ folders on one line are peers and must not include each other):
     daemon/app
     daemon            (the CLI: main.cc, cmd_*.cc)
 
+The README's "### Layers" table must list the same layers in the same order.
+
 Usage: check_layers.py [REPO_ROOT] | --self-test. Exit 0 when clean; otherwise one line per offending include
 (file:line: layer A includes B, which is above it) and exit 1.
 """
@@ -79,7 +81,29 @@ def check(root: pathlib.Path):
                     relation = "a peer" if RANK[theirs] == RANK[own] else "above it"
                     problems.append(f"{rel}:{number}: {own} includes {m.group(1)} ({theirs}, "
                                     f"{relation})")
+    problems += readme_disagreements(root)
     return problems
+
+
+def readme_disagreements(root: pathlib.Path):
+    """The README's layer table ("### Layers": one row per layer, its folders in backticks) must
+    list LAYERS in the same order."""
+    readme = root / "README.md"
+    if not readme.exists():
+        return []
+    text = readme.read_text(errors="replace")
+    start = text.find("### Layers")
+    if start < 0:
+        return ["README.md: no \"### Layers\" section"]
+    rows = []
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("#"):
+            break
+        if line.startswith("| `"):
+            rows.append(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    if rows != LAYERS:
+        return [f"README.md: the layer table lists {rows}, the checker {LAYERS}"]
+    return []
 
 
 def make_bad_tree(root: pathlib.Path):
