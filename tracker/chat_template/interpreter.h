@@ -1,7 +1,9 @@
 #pragma once
 
-// The tree-walking evaluator. One Interpreter renders one template once; it is not reusable
-// and not thread-safe (each render creates its own). It never throws: the first error is kept
+// The tree-walking renderer. One Interpreter renders one template once; it is not reusable
+// and not thread-safe (each render creates its own). It executes statements itself, evaluates
+// expressions with the ExpressionEvaluator it owns, and keeps the render's errors, limits and
+// scopes in the RenderState it owns. It never throws: the first error is kept
 // (sticky), evaluation unwinds, and Render returns it. Errors name the construct and its line
 // and column.
 //
@@ -9,8 +11,8 @@
 // recursion depth, loop iterations, evaluation steps, and the size of the output and of every
 // string or collection built on the way.
 
+#include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,32 +20,17 @@
 
 #include "estimator/base/result.h"
 #include "tracker/chat_template/ast.h"
+#include "tracker/chat_template/expression_evaluator.h"
+#include "tracker/chat_template/render_state.h"
+#include "tracker/chat_template/scope.h"
 #include "tracker/chat_template/template.h"
 #include "tracker/chat_template/value.h"
 
 namespace hubwatch::chat_template {
 
-// A variable scope: the globals, a for loop body, a macro call. Scopes are shared because a
-// macro keeps the scope it was defined in.
-struct Scope {
-  explicit Scope(std::shared_ptr<Scope> parent_scope = nullptr) : parent(std::move(parent_scope)) {}
-
-  // This scope's own variable, or null.
-  const Value* FindOwn(std::string_view name) const;
-  // Looks the name up through the parents; undefined when not found.
-  Value Lookup(std::string_view name) const;
-  void Set(std::string_view name, Value value);
-
-  std::shared_ptr<Scope> parent;
-  std::vector<std::pair<std::string, Value>> variables;
-  bool is_call_block = false;  // the scope a {% call %} block passes to its macro
-};
-using ScopePtr = std::shared_ptr<Scope>;
-
 class Interpreter {
  public:
   Interpreter(const RenderOptions& options, ScopePtr globals);
-  ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
 
@@ -51,70 +38,53 @@ class Interpreter {
   Result<std::string> Render(const std::vector<NodePtr>& program);
 
   // --- Used by filters, methods and functions ---
-  bool failed() const { return error_.has_value(); }
+  bool failed() const { return state_.failed(); }
   // Records the first error; returns undefined so callers can `return Fail(...)`.
-  Value Fail(SourcePos pos, std::string message, ErrorCode code = ErrorCode::kInvalidInput);
-  Value Evaluate(const Node& node, const ScopePtr& scope);
+  Value Fail(SourcePos pos, std::string message, ErrorCode code = ErrorCode::kInvalidInput) {
+    return state_.Fail(pos, std::move(message), code);
+  }
+  Value Evaluate(const Node& node, const ScopePtr& scope) {
+    return evaluator_.Evaluate(node, scope);
+  }
   // Renders statements into a fresh string (macro bodies, {% set %} and {% filter %} blocks).
   std::string RenderToString(const std::vector<NodePtr>& body, const ScopePtr& scope);
-  // Evaluates call arguments: positional ones, then one trailing keyword-arguments value when
-  // there are keyword arguments.
-  Array EvaluateCallArguments(const std::vector<NodePtr>& args, const ScopePtr& scope);
-  // Evaluates call arguments into positional and keyword parts.
+  // See ExpressionEvaluator.
+  Array EvaluateCallArguments(const std::vector<NodePtr>& args, const ScopePtr& scope) {
+    return evaluator_.EvaluateCallArguments(args, scope);
+  }
   void EvaluateArguments(const std::vector<NodePtr>& args, const ScopePtr& scope, Array& positional,
-                         Object& keyword);
-  // Fails (kOverflow) when a string or collection of `size` would exceed the limits.
-  bool CheckSize(size_t size, SourcePos pos);
-  // Counts loop iterations against the limit.
-  bool CountIterations(size_t n, SourcePos pos);
-  // Every scope and namespace of a render is made through these, so that the render can free
-  // them (and any reference cycles among them) when it ends.
-  ScopePtr MakeScope(ScopePtr parent);
-  void TrackNamespace(const Value& ns);  // REQUIRES: ns.is(ValueKind::kNamespace)
-  // Macro call depth.
-  bool EnterCall(SourcePos pos);
-  void LeaveCall() { --call_depth_; }
-  const RenderOptions& options() const { return options_; }
+                         Object& keyword) {
+    evaluator_.EvaluateArguments(args, scope, positional, keyword);
+  }
+  // Limits and scope tracking: see RenderState.
+  bool CheckSize(size_t size, SourcePos pos) { return state_.CheckSize(size, pos); }
+  bool CountIterations(size_t n, SourcePos pos) { return state_.CountIterations(n, pos); }
+  ScopePtr MakeScope(ScopePtr parent) { return state_.MakeScope(std::move(parent)); }
+  void TrackNamespace(const Value& ns) { state_.TrackNamespace(ns); }
+  bool EnterCall(SourcePos pos) { return state_.EnterCall(pos); }
+  void LeaveCall() { state_.LeaveCall(); }
+  const RenderOptions& options() const { return state_.options(); }
+
+  // A {% call %} block, as a statement or as a value (used by the expression evaluator).
+  Value EvaluateCallBlock(const Node& node, const ScopePtr& scope);
 
  private:
-  enum class Flow { kNormal, kBreak, kContinue };
+  using Flow = RenderState::Flow;
 
   void RenderBlock(const std::vector<NodePtr>& body, const ScopePtr& scope, std::string& out);
   void RenderStatement(const Node& node, const ScopePtr& scope, std::string& out);
   void RenderFor(const Node& node, const ScopePtr& scope, std::string& out);
   void ExecuteSet(const Node& node, const ScopePtr& scope);
-  void DefineMacro(const Node& node, const ScopePtr& scope);
-  Value EvaluateCallBlock(const Node& node, const ScopePtr& scope);
-  Value EvaluateMember(const Node& node, const ScopePtr& scope);
-  Value EvaluateSlice(const Value& object, const Node& slice, const ScopePtr& scope);
-  Value EvaluateCall(const Node& node, const ScopePtr& scope);
-  Value EvaluateUnary(const Node& node, const ScopePtr& scope);
-  Value EvaluateBinary(const Node& node, const ScopePtr& scope);
-  Value EvaluateTest(const Node& node, const ScopePtr& scope);
-  bool Append(std::string& out, std::string_view piece, SourcePos pos);
 
-  // Remembers what a render created; drops expired entries as the list grows.
-  template <class T>
-  static void Track(std::vector<std::weak_ptr<T>>& list, const std::shared_ptr<T>& item) {
-    if (list.size() >= 64 && list.size() == list.capacity()) {
-      std::erase_if(list, [](const std::weak_ptr<T>& w) { return w.expired(); });
-    }
-    list.push_back(item);
-  }
-
-  RenderOptions options_;
+  // Declared before state_, which empties the globals when the render ends, so that they are
+  // still alive then.
   ScopePtr globals_;
-  std::vector<std::weak_ptr<Scope>> scopes_;
-  std::vector<std::weak_ptr<Object>> namespaces_;
-  std::optional<Error> error_;
-  Flow flow_ = Flow::kNormal;
-  SourcePos flow_pos_;  // of the break / continue that set flow_
-  int call_depth_ = 0;
-  int64_t steps_ = 0;
-  int64_t iterations_ = 0;
+  RenderState state_;
+  ExpressionEvaluator evaluator_;
 };
 
-// How an error names a callee: "'name'", "method 'name'" or "expression" (expressions.cc).
+// How an error names a callee: "'name'", "method 'name'" or "expression"
+// (expression_evaluator.cc).
 std::string DescribeCallee(const Node& callee);
 
 // Macros and the `caller` of {% call %} blocks (macros.cc). `node` (a kMacro or kCallBlock) must
