@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <memory>
 
 #include "daemon/api/sse_stream.h"
 
@@ -63,10 +64,15 @@ void ServerCore::Dispatch(HttpRequest request, Respond respond, std::string* rou
     return;
   }
   *route_label = match.route->pattern;
-  // The reply is sent on the network thread (the session's Send drops it once stopped).
-  Respond on_network = [&io = io_, respond = std::move(respond)](HttpReply reply) {
+  // The reply is sent on the network thread (the session's Send drops it once stopped), and the
+  // session `respond` holds is released there too: the pool's copies of the callback may be the
+  // last ones, and a session must never be destroyed on a worker (it unregisters from the core).
+  std::shared_ptr<Respond> held(new Respond(std::move(respond)), [&io = io_](Respond* r) {
+    boost::asio::post(io, [owned = std::unique_ptr<Respond>(r)] {});
+  });
+  Respond on_network = [&io = io_, held](HttpReply reply) {
     boost::asio::post(io,
-                      [respond, reply = std::move(reply)]() mutable { respond(std::move(reply)); });
+                      [held, reply = std::move(reply)]() mutable { (*held)(std::move(reply)); });
   };
   pool_->Submit([this, request = std::move(request), on_network = std::move(on_network)] {
     router_.Dispatch(request, on_network, nullptr);

@@ -25,6 +25,8 @@ Notifier Notifier::FromEnvironment() {
 }
 
 Status Notifier::Reloading() const {
+  // Not the injected Clock: systemd compares this stamp with its own CLOCK_MONOTONIC, so it
+  // must be that clock's reading, in tests too.
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   const long long usec = static_cast<long long>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
