@@ -241,8 +241,7 @@ Result<std::optional<int64_t>> OutboxStore::NextDeliveryAt() {
 }
 
 Status OutboxStore::RecordDeliveryAttempt(const DeliveryAttempt& a) {
-  const std::optional<int64_t> status =
-      a.status ? std::optional<int64_t>(*a.status) : std::optional<int64_t>();
+  const std::optional<int>& status = a.status;
   if (a.outcome == DeliveryOutcome::kDelivered) {
     HW_PREPARE(q,
                "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = '', "

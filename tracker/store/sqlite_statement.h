@@ -56,6 +56,13 @@ class Statement {
     Check(sqlite3_bind_null(stmt_, i));
     return *this;
   }
+  // Takes the int as it comes (an HTTP status): converting it to std::optional<int64_t> first
+  // trips gcc 12's -Wmaybe-uninitialized at -O2.
+  Statement& BindOptional(int i, const std::optional<int>& v) {
+    if (v) return Bind(i, static_cast<int64_t>(*v));
+    Check(sqlite3_bind_null(stmt_, i));
+    return *this;
+  }
 
   // One step: true with a row, false when done; errors (including a failed bind) as Error.
   Result<bool> Step(std::string_view doing) {
