@@ -1,5 +1,6 @@
 #include "daemon/api/api_context.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,17 @@ nlohmann::json TimeOrNull(int64_t unix_seconds) {
 store::Store& ApiContext::reads() const {
   if (store::Store* worker = ReadPool::ThreadReads()) return *worker;
   return store->reads();
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  volatile unsigned char diff = a.size() != b.size() ? 1 : 0;
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff = diff | (x ^ y);
+  }
+  return diff == 0;
 }
 
 HttpReply StoreFailure(const Error& error) { return HttpReply::Error(500, error.message); }
@@ -122,6 +134,10 @@ nlohmann::json RepoJson(const store::RepoRecord& r) {
       {"last_polled_at", TimeOrNull(r.last_polled_at)},
       {"next_poll_at", TimeOrNull(r.next_poll_at)},
       {"consecutive_errors", r.consecutive_errors},
+      {"last_reconciled_at", TimeOrNull(r.last_reconciled_at)},
+      {"last_change_found_by", r.last_change_found_by
+                                   ? nlohmann::json(store::PollTriggerName(*r.last_change_found_by))
+                                   : nlohmann::json(nullptr)},
   };
   if (r.renamed_to) j["renamed_to"] = *r.renamed_to;
   return j;
@@ -180,6 +196,7 @@ Router BuildRouter(const ApiContext& ctx) {
   RegisterPlanRoute(router, ctx);
   RegisterAdminRoutes(router, ctx);
   RegisterServiceRoutes(router, ctx);
+  RegisterHubWebhookRoute(router, ctx);
   return router;
 }
 

@@ -44,6 +44,7 @@ struct ApiContext {
   service::ServiceControl* control = nullptr;
   SubscriptionsHandler* subscriptions = nullptr;
   std::optional<std::string> admin_token;
+  std::optional<std::string> hub_webhook_secret;  // unset: no Hub webhook is expected
   std::string hub_url;
   const Clock* clock = &SystemClock();  // never null; read from the network and pool threads
   ApiTuning tuning;
@@ -64,6 +65,9 @@ inline constexpr size_t kMaxEstimateBytes = 1u << 20;
 // Lists take ?limit=1..kMaxLimit, kDefaultLimit when absent.
 inline constexpr int64_t kDefaultLimit = 100;
 inline constexpr int64_t kMaxLimit = 1000;
+
+// Equal iff same length and bytes; the time depends on the lengths only (secrets, tokens).
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // 500 {"error": "store: ..."} for a failed read or write.
 HttpReply StoreFailure(const Error& error);
@@ -102,6 +106,7 @@ void RegisterOsvRoutes(Router& router, const ApiContext& ctx);
 void RegisterPlanRoute(Router& router, const ApiContext& ctx);
 void RegisterAdminRoutes(Router& router, const ApiContext& ctx);
 void RegisterServiceRoutes(Router& router, const ApiContext& ctx);
+void RegisterHubWebhookRoute(Router& router, const ApiContext& ctx);
 
 // Every route above, in one router.
 Router BuildRouter(const ApiContext& ctx);

@@ -80,6 +80,7 @@ struct ApiDeps {
   service::ServiceControl* control = nullptr;      // null: /readyz is ready, no callbacks
   SubscriptionsHandler* subscriptions = nullptr;   // null: subscriptions answer 503
   std::optional<std::string> admin_token;          // unset: admin endpoints answer 403
+  std::optional<std::string> hub_webhook_secret;   // unset: /api/v1/hub-webhooks answers 404
   std::string hub_url = "https://huggingface.co";  // links in feeds and badges
   const Clock* clock = &SystemClock();             // never null; must be thread-safe
   ApiTuning tuning{};

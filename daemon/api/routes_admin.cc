@@ -20,18 +20,6 @@ namespace {
 constexpr size_t kMaxRefs = 16;
 constexpr size_t kMaxRefLength = 255;
 
-// Equal iff same length and bytes; the time depends on the lengths only.
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  volatile unsigned char diff = a.size() != b.size() ? 1 : 0;
-  const size_t n = std::max(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff = diff | (x ^ y);
-  }
-  return diff == 0;
-}
-
 std::optional<HttpReply> CheckAdmin(const ApiContext& ctx, const HttpRequest& request) {
   std::optional<std::string_view> auth = request.header("authorization");
   constexpr std::string_view kScheme = "bearer ";

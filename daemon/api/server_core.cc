@@ -17,6 +17,7 @@ ServerCore::ServerCore(const service::ApiConfig& config, ApiDeps deps,
   ctx_.control = deps.control;
   ctx_.subscriptions = deps.subscriptions;
   ctx_.admin_token = std::move(deps.admin_token);
+  ctx_.hub_webhook_secret = std::move(deps.hub_webhook_secret);
   ctx_.hub_url = std::move(deps.hub_url);
   ctx_.clock = deps.clock;
   ctx_.tuning = deps.tuning;

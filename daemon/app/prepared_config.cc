@@ -38,11 +38,13 @@ Result<PreparedConfig> PrepareConfig(service::DaemonConfig config) {
   if (!hub.ok()) return hub.error();
   Result<std::optional<std::string>> admin = service::ReadAdminToken(config);
   if (!admin.ok()) return admin.error();
+  Result<std::optional<std::string>> hub_webhook = service::ReadWebhookSecret(config);
+  if (!hub_webhook.ok()) return hub_webhook.error();
   Result<std::vector<store::Subscription>> subscriptions =
       subscriptions::LoadConfigSubscriptions(config.subscriptions, config.webhooks);
   if (!subscriptions.ok()) return subscriptions.error();
   return PreparedConfig{std::move(config), std::move(hub).value(), std::move(admin).value(),
-                        std::move(subscriptions).value()};
+                        std::move(hub_webhook).value(), std::move(subscriptions).value()};
 }
 
 std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
@@ -61,6 +63,7 @@ std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
         "hub.max_safetensors_header_bytes");
   check(a.api.listen != b.api.listen, "listen");
   check(running.admin_token != next.admin_token, "admin_token_file");
+  check(running.hub_webhook_secret != next.hub_webhook_secret, "hub.webhook_secret_file");
   check(a.api.max_body_bytes != b.api.max_body_bytes ||
             a.api.max_plan_body_bytes != b.api.max_plan_body_bytes ||
             a.api.max_connections != b.api.max_connections ||

@@ -28,6 +28,7 @@ struct PreparedConfig {
   service::DaemonConfig config;
   hub::HubSettings hub;                            // endpoint and token (config, else environment)
   std::optional<std::string> admin_token;          // from admin_token_file
+  std::optional<std::string> hub_webhook_secret;   // from hub.webhook_secret_file
   std::vector<store::Subscription> subscriptions;  // secrets read and parsed
 };
 

@@ -13,6 +13,7 @@
 #include "daemon/api/api_server.h"
 #include "daemon/app/prepared_config.h"
 #include "daemon/app/reloader.h"
+#include "daemon/service/listing_hints.h"
 #include "daemon/service/metrics.h"
 #include "daemon/service/notify.h"
 #include "daemon/service/poll_loop.h"
@@ -32,6 +33,8 @@ namespace hubwatch::app {
 namespace {
 
 constexpr auto kStopDeadline = std::chrono::seconds(9);
+// The listing's watermark in the store: one for the Hub, whichever listings a round read.
+constexpr char kListingSource[] = "hub";
 
 // 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
 int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
@@ -108,6 +111,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
         std::make_unique<service::StatusReporter>(io_, notify_, metrics_, loop_, store_->reads());
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
     loop_.Start(hub_->client(), *poller_);
+    StartListing(config);
     status_->Start();
     ready_ = true;
     (void)notify_.Ready();
@@ -138,6 +142,10 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   void RepoRemoved(const std::string& id) override {
     loop_.scheduler().Untrack(id);
     UpdateRepoGauge();
+  }
+  service::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
+    if (stopping_) return service::Scheduler::HintOutcome::kUntracked;
+    return loop_.Hint(id, trigger);
   }
   bool ready() const override { return ready_ && !stopping_; }
   std::string status_line() const override { return loop_.StatusLine(); }
@@ -213,6 +221,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     deps.control = this;
     deps.subscriptions = webhooks_->handler();
     deps.admin_token = admin;
+    deps.hub_webhook_secret = started_->hub_webhook_secret;
     deps.hub_url = hub_url;
     deps.clock = &clock_;
     // The heavy read-only routes run on the API's read pool, each worker on a connection of its
@@ -224,6 +233,57 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     api_port_ = api_->port();
     if (!admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
     return Status::Ok();
+  }
+
+  // The listing hint, when poll.hints is on; on a reload that turns hints on or off it starts
+  // or stops (a round in flight is dropped).
+  void StartListing(const service::DaemonConfig& config) {
+    if (!config.poll.hints) {
+      if (listing_) {
+        listing_->Stop();
+        listing_.reset();
+        log_->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
+      }
+      return;
+    }
+    const service::ListingHints::Options options{
+        .interval_s = config.poll.interval_s,
+        .page_size = static_cast<int>(config.poll.listing_page_size)};
+    if (listing_) return listing_->SetOptions(options);
+    std::optional<int64_t> watermark;
+    Result<std::map<std::string, int64_t>> stored = store_->reads().repos().ListingWatermarks();
+    if (stored.ok() && stored->count(kListingSource)) watermark = stored->at(kListingSource);
+    service::ListingHints::Deps deps;
+    deps.io = &io_;
+    deps.clock = &clock_;
+    deps.log = log_;
+    deps.metrics = &metrics_;
+    deps.hub = &hub_->client();
+    deps.tracked = [this] {
+      std::vector<std::string> ids;
+      for (const auto& [id, at] : loop_.scheduler().due()) ids.push_back(id);
+      return ids;
+    };
+    deps.stored_head = [this](const std::string& repo) -> std::optional<std::string> {
+      Result<std::optional<std::string>> head = store_->reads().repos().GetRefHead(repo, "main");
+      return head.ok() ? *head : std::nullopt;
+    };
+    deps.hint = [this](const std::string& repo, const std::string& sha) {
+      log_->debug("{}: the listing shows {}: polling it", repo, sha.substr(0, 12));
+      loop_.Hint(repo, store::PollTrigger::kListing);
+    };
+    deps.spend = [this](int64_t requests) {
+      loop_.scheduler().Spend(requests, clock_.UnixSeconds());
+    };
+    deps.save_watermark = [this](int64_t covered_until) {
+      store_->WriteSoon([covered_until, now = clock_.UnixSeconds()](store::Store& w) {
+        return w.repos().SetListingWatermark(kListingSource, covered_until, now);
+      });
+    };
+    listing_ = std::make_unique<service::ListingHints>(std::move(deps), options, watermark);
+    listing_->Start();
+    log_->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
+               config.poll.interval_s, config.poll.reconcile_interval_s);
   }
 
   void UpdateRepoGauge() {
@@ -238,7 +298,9 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     s.max_concurrent = config.poll.max_concurrent;
     s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token_);
     s.window_s = config.poll.quota_window_s;
+    s.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
     loop_.scheduler().SetOptions(s);
+    if (ready_) StartListing(config);  // the start begins it once the loop runs
     pipeline::PollerOptions p;
     p.interval_s = config.poll.interval_s;
     p.advise_cosmetic = config.poll.advise_cosmetic;
@@ -292,6 +354,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     signals_.cancel();
     if (status_) status_->Stop();
     if (api_) api_->Stop();
+    if (listing_) listing_->Stop();
     webhooks_->Stop();
     hub_->client().Shutdown();
     deadline_.expires_after(kStopDeadline);
@@ -320,11 +383,12 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   boost::asio::signal_set signals_;
   boost::asio::steady_timer deadline_;
   service::Metrics metrics_;
-  service::PollMetrics poll_metrics_{metrics_};
+  service::PollMetrics poll_metrics_{metrics_, clock_};
   service::PollLoop loop_;
   std::unique_ptr<service::ThreadedStoreAccess> store_;
   std::unique_ptr<hub::HubStack> hub_;
   std::unique_ptr<pipeline::Poller> poller_;
+  std::unique_ptr<service::ListingHints> listing_;
   std::unique_ptr<subscriptions::Webhooks> webhooks_;
   std::unique_ptr<api::ApiServer> api_;
   std::unique_ptr<Reloader> reloader_;

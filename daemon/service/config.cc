@@ -1,5 +1,6 @@
 #include "daemon/service/config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -276,8 +277,9 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   if (j.contains("hub")) {
     const nlohmann::json& h = j["hub"];
     if (!h.is_object()) return Bad("hub must be an object");
-    if (Status s = CheckKeys(
-            h, "hub", {"endpoint", "token_file", "max_concurrent", "max_safetensors_header_bytes"});
+    if (Status s = CheckKeys(h, "hub",
+                             {"endpoint", "token_file", "max_concurrent",
+                              "max_safetensors_header_bytes", "webhook_secret_file"});
         !s.ok()) {
       return s.error();
     }
@@ -293,6 +295,11 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
       Result<std::string> t = Path(h["token_file"], "hub.token_file", base_dir);
       if (!t.ok()) return t.error();
       c.hub.token_file = *t;
+    }
+    if (h.contains("webhook_secret_file")) {
+      Result<std::string> t = Path(h["webhook_secret_file"], "hub.webhook_secret_file", base_dir);
+      if (!t.ok()) return t.error();
+      c.hub.webhook_secret_file = *t;
     }
     if (h.contains("max_concurrent")) {
       Result<int64_t> n = PositiveInt(h["max_concurrent"], "hub.max_concurrent", 1024);
@@ -347,15 +354,19 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     if (!p.is_object()) return Bad("poll must be an object");
     if (Status s = CheckKeys(p, "poll",
                              {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent",
-                              "api_quota", "resolvers_quota", "quota_window_s"});
+                              "api_quota", "resolvers_quota", "quota_window_s", "hints",
+                              "reconcile_interval_s", "listing_page_size"});
         !s.ok()) {
       return s.error();
     }
-    for (auto [key, field, max] : {std::tuple<const char*, int64_t*, int64_t>{
-                                       "settle_window_s", &c.poll.settle_window_s, 30 * 86400},
-                                   {"api_quota", &c.poll.api_quota, 10'000'000},
-                                   {"resolvers_quota", &c.poll.resolvers_quota, 10'000'000},
-                                   {"quota_window_s", &c.poll.quota_window_s, 86400}}) {
+    for (auto [key, field, max] :
+         {std::tuple<const char*, int64_t*, int64_t>{"settle_window_s", &c.poll.settle_window_s,
+                                                     30 * 86400},
+          {"api_quota", &c.poll.api_quota, 10'000'000},
+          {"resolvers_quota", &c.poll.resolvers_quota, 10'000'000},
+          {"quota_window_s", &c.poll.quota_window_s, 86400},
+          {"reconcile_interval_s", &c.poll.reconcile_interval_s, 30 * 86400},
+          {"listing_page_size", &c.poll.listing_page_size, 1000}}) {
       if (!p.contains(key)) continue;
       // settle_window_s 0: advise at once.
       const int64_t min = std::string_view(key) == "settle_window_s" ? 0 : 1;
@@ -373,10 +384,26 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
       if (!n.ok()) return n.error();
       c.poll.interval_s = *n;
     }
+    if (p.contains("hints")) {
+      Result<std::string> h = String(p["hints"], "poll.hints");
+      if (!h.ok()) return h.error();
+      if (*h != "listing" && *h != "off") {
+        return Bad("poll.hints must be \"listing\" or \"off\", got " + QuoteForError(*h));
+      }
+      c.poll.hints = *h == "listing";
+    }
     if (p.contains("advise_cosmetic")) {
       if (!p["advise_cosmetic"].is_boolean()) return Bad("poll.advise_cosmetic must be a boolean");
       c.poll.advise_cosmetic = p["advise_cosmetic"].get<bool>();
     }
+  }
+  const bool reconcile_given = j.contains("poll") && j["poll"].contains("reconcile_interval_s");
+  if (!reconcile_given)
+    c.poll.reconcile_interval_s = std::max(c.poll.reconcile_interval_s, c.poll.interval_s);
+  if (c.poll.hints && c.poll.reconcile_interval_s < c.poll.interval_s) {
+    return Bad("poll.reconcile_interval_s (" + std::to_string(c.poll.reconcile_interval_s) +
+               ") must be at least poll.interval_s (" + std::to_string(c.poll.interval_s) +
+               "): with hints on every repo is still polled once per reconcile interval");
   }
   if (Status s = ParseServiceKeys(j, base_dir, c); !s.ok()) return s.error();
   return c;
@@ -446,6 +473,10 @@ Result<std::optional<std::string>> ReadOptionalSecret(const std::optional<std::s
 
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config) {
   return ReadOptionalSecret(config.hub.token_file, "hub.token_file");
+}
+
+Result<std::optional<std::string>> ReadWebhookSecret(const DaemonConfig& config) {
+  return ReadOptionalSecret(config.hub.webhook_secret_file, "hub.webhook_secret_file");
 }
 
 Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config) {

@@ -33,11 +33,21 @@ struct HubOptionsConfig {
   std::optional<std::string> token_file;  // else HF_TOKEN, else HF_TOKEN_PATH
   int max_concurrent = 8;                 // transfers in flight
   uint64_t max_safetensors_header_bytes = 25'000'000;
+  // The secret the Hub's webhooks send in X-Webhook-Secret; unset: POST /api/v1/hub-webhooks
+  // answers 404 (no webhook is expected).
+  std::optional<std::string> webhook_secret_file;
 };
 
 struct PollConfig {
+  // With hints on: how often the Hub's model listing is read; off: how often each repo is.
   int64_t interval_s = 900;
-  bool advise_cosmetic = false;   // cosmetic changes are stored; advised only when true
+  // Change hints ("listing", the default): the listing and the Hub's webhooks say which repos
+  // moved, and every repo is still polled once per reconcile_interval_s. Off ("off"): every
+  // repo is polled every interval_s.
+  bool hints = true;
+  int64_t reconcile_interval_s = 21600;
+  int64_t listing_page_size = 1000;  // the listing's limit= per page
+  bool advise_cosmetic = false;      // cosmetic changes are stored; advised only when true
   int64_t settle_window_s = 600;  // a burst of commits is advised once it has been quiet this long
   int max_concurrent = 4;         // repos polled at once
   // Requests per window the scheduler allows itself; 0: 80% of the Hub's documented quota
@@ -107,6 +117,8 @@ std::string QuoteForError(std::string_view value, size_t max = kMaxQuotedValue);
 Result<std::string> ReadSecretFile(const std::string& path, const std::string& where);
 // The token from hub.token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadTokenFile(const DaemonConfig& config);
+// The Hub webhook secret from hub.webhook_secret_file (trimmed), if configured. Never logged.
+Result<std::optional<std::string>> ReadWebhookSecret(const DaemonConfig& config);
 // The admin token from admin_token_file (trimmed), if configured. Never logged.
 Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config);
 // The Hub endpoint and token: the config's, else the environment's (hub::LoadHubSettings).

@@ -6,6 +6,8 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "daemon/service/metrics.h"
+
 namespace hubwatch::service {
 namespace {
 
@@ -68,9 +70,27 @@ void PollLoop::Tick() {
   });
 }
 
+Scheduler::HintOutcome PollLoop::Hint(const std::string& repo, store::PollTrigger trigger) {
+  const Scheduler::HintOutcome outcome = scheduler_.Hint(repo, trigger, clock_.UnixSeconds());
+  if (outcome == Scheduler::HintOutcome::kUntracked) return outcome;
+  if (trigger == store::PollTrigger::kListing) unlisted_.erase(repo);
+  if (outcome == Scheduler::HintOutcome::kQueued) {
+    metrics_.metrics()
+        .counter("hubwatch_hint_polls_total", "polls queued by a change hint",
+                 {{"source", std::string(store::PollTriggerName(trigger))}})
+        .Add();
+    if (!stopping_) boost::asio::post(io_, [this] { Rearm(); });
+  }
+  return outcome;
+}
+
 void PollLoop::StartPoll(const std::string& repo) {
   const SteadyTime started = clock_.Now();
-  poller_->Poll(repo, [this, repo, started](pipeline::PollReport r) {
+  store::PollTrigger trigger =
+      hints_on() ? store::PollTrigger::kReconcile : store::PollTrigger::kPoll;
+  if (settle_wakes_.erase(repo)) trigger = store::PollTrigger::kPoll;
+  if (std::optional<store::PollTrigger> hinted = scheduler_.TakeTrigger(repo)) trigger = *hinted;
+  poller_->Poll(repo, trigger, [this, repo, started](pipeline::PollReport r) {
     Finished(repo, r, std::chrono::duration<double>(clock_.Now() - started).count());
   });
 }
@@ -85,22 +105,55 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
     log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
                r.never_seen ? "not found" : store::RepoStateName(r.state), r.next_poll_at - now);
   } else if (r.head_moved) {
-    log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}", repo, r.revisions,
-               r.changes, r.advisories, r.history_rewritten ? ", history rewritten" : "");
+    log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}, found by {}", repo,
+               r.revisions, r.changes, r.advisories,
+               r.history_rewritten ? ", history rewritten" : "", store::PollTriggerName(r.trigger));
+    RecordFinding(repo, r);
   } else {
     log_->debug("{}: unchanged ({} request)", repo, r.stats.requests);
   }
   last_cycle_ = now;
+  // A repo in good health that the listing shows is polled once per reconcile interval.
+  const bool reconcile = hints_on() && r.ok && !unlisted_.count(repo);
   scheduler_.Finished(repo, r.next_poll_at ? r.next_poll_at : now + scheduler_.options().interval_s,
-                      r.stats.requests, now);
+                      r.stats.requests, now,
+                      reconcile ? Scheduler::Slots::kReconcile : Scheduler::Slots::kInterval);
   // A burst publishes when it settles, not at the repo's next slot.
   const std::optional<int64_t> next = scheduler_.next_poll_at(repo);
-  if (r.settles_at && next && *r.settles_at < *next) scheduler_.Track(repo, *r.settles_at);
+  if (r.settles_at && next && *r.settles_at < *next) {
+    scheduler_.Track(repo, *r.settles_at);
+    settle_wakes_.insert(repo);
+  }
   if (r.published > 0 && hooks_.published) hooks_.published();
   if (stopping_) {
     MaybeDrained();
   } else {
     boost::asio::post(io_, [this] { Rearm(); });
+  }
+}
+
+void PollLoop::RecordFinding(const std::string& repo, const pipeline::PollReport& r) {
+  if (r.revisions == 0 || r.first_poll) return;
+  Metrics& m = metrics_.metrics();
+  switch (r.trigger) {
+    case store::PollTrigger::kListing:
+    case store::PollTrigger::kWebhook:
+      m.counter("hubwatch_hints_used_total", "hinted polls that found a new revision",
+                {{"source", std::string(store::PollTriggerName(r.trigger))}})
+          .Add();
+      break;
+    case store::PollTrigger::kReconcile:
+      m.counter("hubwatch_hint_misses_total",
+                "reconcile polls that found a new revision no hint announced")
+          .Add();
+      unlisted_.insert(repo);
+      log_->warn(
+          "{}: hint miss: the reconcile poll found {} revision(s) no listing or webhook "
+          "announced; polling it every {} s until a listing shows it",
+          repo, r.revisions, scheduler_.options().interval_s);
+      break;
+    case store::PollTrigger::kPoll:
+      break;
   }
 }
 

@@ -5,6 +5,14 @@
 // its outcome (metrics, one log line, the repo's next slot, a settling burst's wake), follows the
 // Hub's RateLimit headers, and re-arms the timer.
 //
+// With change hints on (the scheduler's reconcile interval set), a hint (Hint) polls a repo at
+// once, and the schedule's own polls are reconciles: one that finds a new revision no hint
+// announced is a miss, logged and counted, and the repo is polled every interval (not every
+// reconcile interval) until a listing shows it again: the listing may not show it at all
+// (private, gated, or lagging). Metrics: hubwatch_hint_polls_total{source},
+// hubwatch_hints_used_total{source} (hinted polls that found a revision),
+// hubwatch_hint_misses_total.
+//
 // Thread safety: network thread only. Ownership: borrows everything it is given; REQUIRES: the
 // io_context, clock, logger and metrics outlive it, and the client and poller given to Start
 // outlive every poll it starts.
@@ -14,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "daemon/service/poll_metrics.h"
@@ -41,6 +50,9 @@ class PollLoop {
   void Start(hub::HubClient& hub, pipeline::Poller& poller);
   // Looks at the schedule now (a repo was added, the options changed).
   void Rearm();
+  // A hint says `repo` moved: poll it now (deduplicated with a poll already due or running).
+  // A listing hint also means the listing shows the repo.
+  Scheduler::HintOutcome Hint(const std::string& repo, store::PollTrigger trigger);
   // Starts nothing more; polls in flight end (or are abandoned by the client's shutdown) and
   // `drained` runs once none is left (at once when none is).
   void Stop();
@@ -55,6 +67,9 @@ class PollLoop {
  private:
   void Tick();
   void StartPoll(const std::string& repo);
+  bool hints_on() const { return scheduler_.options().reconcile_interval_s > 0; }
+  // Counts a miss or a hint used; says how the poll was started for the log line.
+  void RecordFinding(const std::string& repo, const pipeline::PollReport& report);
   void Finished(const std::string& repo, const pipeline::PollReport& report, double seconds);
   void ObserveHubBudget();
   void MaybeDrained();
@@ -71,6 +86,10 @@ class PollLoop {
   SteadyTime last_tick_;
   int64_t last_cycle_ = 0;  // Unix seconds of the last poll's end; 0: none yet
   int64_t errors_ = 0;
+  // Repos the listing did not show when they moved: polled every interval.
+  std::set<std::string> unlisted_;
+  // Repos whose next poll is a settle wake, not a reconcile.
+  std::set<std::string> settle_wakes_;
   bool stopping_ = false;
 };
 

@@ -8,6 +8,22 @@
 #include "tracker/pipeline/poller.h"
 
 namespace hubwatch::service {
+namespace {
+
+// The Hub's rate-limit bucket of a request: "resolvers" for file reads (and their CDN hops),
+// "api" for the rest.
+std::string BucketOf(hub::RequestKind kind) {
+  switch (kind) {
+    case hub::RequestKind::kResolveHead:
+    case hub::RequestKind::kResolveGet:
+    case hub::RequestKind::kRangeRead:
+      return "resolvers";
+    default:
+      return "api";
+  }
+}
+
+}  // namespace
 
 void PollMetrics::RecordPoll(const pipeline::PollReport& r, double seconds) {
   metrics_
@@ -34,9 +50,15 @@ void PollMetrics::RecordPoll(const pipeline::PollReport& r, double seconds) {
 }
 
 void PollMetrics::SyncHub(const hub::Accounting& accounting) {
+  const int64_t now = clock_.UnixSeconds();
+  if (const int64_t start = now - now % std::max<int64_t>(1, window_s_); start != window_start_) {
+    window_start_ = start;
+    for (auto& [bucket, n] : window_requests_) n = 0;
+  }
   accounting.ForEach([this](hub::RequestKind kind, int status, uint64_t n) {
     uint64_t& seen = requests_seen_[{static_cast<int>(kind), status}];
     if (n <= seen) return;
+    window_requests_[BucketOf(kind)] += n - seen;
     metrics_
         .counter(
             "hubwatch_hub_requests_total", "requests to the Hub by kind and status (0: none)",
@@ -44,6 +66,12 @@ void PollMetrics::SyncHub(const hub::Accounting& accounting) {
         .Add(n - seen);
     seen = n;
   });
+  for (const auto& [bucket, n] : window_requests_) {
+    metrics_
+        .gauge("hubwatch_hub_window_requests",
+               "requests to the Hub in the current quota window, by bucket", {{"bucket", bucket}})
+        .Set(static_cast<double>(n));
+  }
   auto add = [this](const char* name, const char* help, uint64_t now, uint64_t& seen) {
     if (now > seen) metrics_.counter(name, help).Add(now - seen);
     seen = std::max(seen, now);

@@ -2,13 +2,18 @@
 
 // The daemon's metrics about polling and the Hub, from what the poller and the hub client
 // report: polls by outcome and their duration, revisions, changes and advisories, per-revision
-// ingest latency, and the client's requests by kind and status, bytes and waits.
+// ingest latency, and the client's requests by kind and status, bytes and waits, and per Hub
+// bucket in the current quota window (hubwatch_hub_window_requests{bucket}: the Hub's windows
+// are fixed 5-minute ones; ours start at multiples of window_s in Unix time).
 //
 // Thread safety: the network thread (the hub client's Accounting lives there).
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
+
+#include "estimator/base/clock.h"
 
 namespace hubwatch::hub {
 class Accounting;
@@ -23,7 +28,9 @@ class Metrics;
 
 class PollMetrics {
  public:
-  explicit PollMetrics(Metrics& metrics) : metrics_(metrics) {}
+  PollMetrics(Metrics& metrics, const Clock& clock, int64_t window_s = 300)
+      : metrics_(metrics), clock_(clock), window_s_(window_s) {}
+  Metrics& metrics() { return metrics_; }
 
   // One poll ended after `seconds`.
   void RecordPoll(const pipeline::PollReport& report, double seconds);
@@ -32,6 +39,10 @@ class PollMetrics {
 
  private:
   Metrics& metrics_;
+  const Clock& clock_;
+  const int64_t window_s_;
+  int64_t window_start_ = 0;
+  std::map<std::string, uint64_t> window_requests_;        // bucket -> requests this window
   std::map<std::pair<int, int>, uint64_t> requests_seen_;  // (kind, status) -> count
   uint64_t sent_seen_ = 0, received_seen_ = 0;
   int64_t waited_ms_seen_ = 0;

@@ -15,6 +15,7 @@ void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
 }
 
 void Scheduler::Untrack(const std::string& repo) {
+  hinted_.erase(repo);
   auto it = due_.find(repo);
   if (it == due_.end()) return;
   if (!in_flight_.erase(repo)) waiting_.erase({it->second, &it->first});
@@ -64,15 +65,43 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
 }
 
 void Scheduler::Finished(const std::string& repo, int64_t earliest_next, int64_t requests,
-                         int64_t now) {
+                         int64_t now, Slots slots) {
   Roll(now);
   used_ += requests;
   const bool was_in_flight = in_flight_.erase(repo) > 0;
   auto it = due_.find(repo);
   if (it == due_.end()) return;
   if (!was_in_flight) waiting_.erase({it->second, &it->first});
-  it->second = Align(repo, std::max(earliest_next, now + 1));
+  it->second = hinted_.count(repo) ? now : Align(repo, std::max(earliest_next, now + 1), slots);
   waiting_.insert({it->second, &it->first});
+}
+
+Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigger trigger,
+                                       int64_t now) {
+  auto it = due_.find(repo);
+  if (it == due_.end()) return HintOutcome::kUntracked;
+  if (!hinted_.try_emplace(repo, trigger).second) return HintOutcome::kAlreadyQueued;
+  if (in_flight_.count(repo)) return HintOutcome::kQueued;  // due again when it ends
+  if (it->second <= now) {  // due already: the hint changes nothing but its trigger
+    return HintOutcome::kAlreadyQueued;
+  }
+  waiting_.erase({it->second, &it->first});
+  it->second = now;
+  waiting_.insert({it->second, &it->first});
+  return HintOutcome::kQueued;
+}
+
+std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo) {
+  auto it = hinted_.find(repo);
+  if (it == hinted_.end()) return std::nullopt;
+  const store::PollTrigger trigger = it->second;
+  hinted_.erase(it);
+  return trigger;
+}
+
+void Scheduler::Spend(int64_t requests, int64_t now) {
+  Roll(now);
+  used_ += requests;
 }
 
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
@@ -100,8 +129,11 @@ int64_t Scheduler::Phase(const std::string& repo, int64_t interval_s) {
   return static_cast<int64_t>(h % static_cast<uint64_t>(std::max<int64_t>(1, interval_s)));
 }
 
-int64_t Scheduler::Align(const std::string& repo, int64_t t) const {
-  const int64_t interval = std::max<int64_t>(1, options_.interval_s);
+int64_t Scheduler::Align(const std::string& repo, int64_t t, Slots slots) const {
+  const int64_t interval =
+      std::max<int64_t>(1, slots == Slots::kReconcile && options_.reconcile_interval_s > 0
+                               ? options_.reconcile_interval_s
+                               : options_.interval_s);
   const int64_t phase = Phase(repo, interval);
   int64_t slot = t - ((t - phase) % interval + interval) % interval;
   if (slot < t) slot += interval;

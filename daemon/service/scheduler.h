@@ -9,6 +9,11 @@
 //   - at most max_concurrent polls run at once
 //   - the requests polls make count against a fixed window (window_s); when the window's quota
 //     is spent nothing starts until the next window
+//   - with change hints on (reconcile_interval_s > 0) a repo in good health is polled once per
+//     reconcile interval, at a phase of its own in that window; a hint (the Hub's listing or a
+//     webhook says it moved) makes it due at once, or again as soon as a poll in flight ends.
+//     Hints are deduplicated: a repo due already is not queued twice
+//   - requests made outside polls (listing reads) count against the window too (Spend)
 //   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
 //     bucket nothing starts, and a Hub quota below the configured one lowers the budget to 80%
 //     of the Hub's (scaled to window_s)
@@ -21,10 +26,13 @@
 #include <string>
 #include <vector>
 
+#include "tracker/store/records.h"
+
 namespace hubwatch::service {
 
 struct SchedulerOptions {
   int64_t interval_s = 900;
+  int64_t reconcile_interval_s = 0;  // 0: change hints off
   int max_concurrent = 4;
   int64_t quota = 400;  // requests per window
   int64_t window_s = 300;
@@ -50,9 +58,25 @@ class Scheduler {
   // count as in flight until Finished().
   std::vector<std::string> TakeDue(int64_t now);
 
+  // How a repo's next slot is chosen after a poll: phase + k * interval_s, or, for a repo the
+  // hints cover, phase + k * reconcile_interval_s.
+  enum class Slots { kInterval, kReconcile };
+
   // A poll ended: `requests` count against the current window; the repo is next due at the
-  // first of its slots at or after `earliest_next` (the poller's choice: interval or backoff).
-  void Finished(const std::string& repo, int64_t earliest_next, int64_t requests, int64_t now);
+  // first of its `slots` at or after `earliest_next` (the poller's choice: interval or
+  // backoff), or at once when a hint came while it was in flight.
+  void Finished(const std::string& repo, int64_t earliest_next, int64_t requests, int64_t now,
+                Slots slots = Slots::kInterval);
+
+  enum class HintOutcome { kQueued, kAlreadyQueued, kUntracked };
+  // A hint says `repo` moved: it is due now (or again when its poll in flight ends), and the
+  // poll that serves it is started by `trigger`.
+  HintOutcome Hint(const std::string& repo, store::PollTrigger trigger, int64_t now);
+  // The trigger of the hint a poll about to start serves (and forgets it); nullopt: the
+  // schedule's own.
+  std::optional<store::PollTrigger> TakeTrigger(const std::string& repo);
+  // Requests made outside polls, counted against the current window.
+  void Spend(int64_t requests, int64_t now);
 
   // The next time something may start: a due time, or the window's end when the budget is
   // spent; nullopt when nothing is tracked.
@@ -71,7 +95,7 @@ class Scheduler {
   // The repo's offset into each interval, in [0, interval_s).
   static int64_t Phase(const std::string& repo, int64_t interval_s);
   // The first slot phase + k * interval at or after t.
-  int64_t Align(const std::string& repo, int64_t t) const;
+  int64_t Align(const std::string& repo, int64_t t, Slots slots = Slots::kInterval) const;
 
  private:
   void Roll(int64_t now) const;
@@ -87,6 +111,8 @@ class Scheduler {
   SchedulerOptions options_;
   std::map<std::string, int64_t> due_;  // repo -> next poll time
   std::set<std::string> in_flight_;
+  // Hints waiting for a poll to start (a repo in flight is due again when its poll ends).
+  std::map<std::string, store::PollTrigger> hinted_;
   // Every tracked repo not in flight, by next poll time: TakeDue and NextWake read its front,
   // so a poll costs O(log n) however many repos are tracked.
   std::set<Slot, SlotOrder> waiting_;

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "daemon/service/scheduler.h"
+#include "tracker/store/records.h"
+
 namespace hubwatch::service {
 
 struct RepoSchedule {
@@ -22,6 +25,8 @@ class ServiceControl {
   virtual void RepoAdded(const std::string& id) = 0;
   // The store no longer has it: stop scheduling it (an in-flight poll finishes harmlessly).
   virtual void RepoRemoved(const std::string& id) = 0;
+  // A change hint (a Hub webhook) says `id` moved: poll it now, deduplicated.
+  virtual Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) = 0;
   // /readyz: the store is open, the listener bound and the scheduler running.
   virtual bool ready() const = 0;
   // One line: "watching 12 repos; last cycle 14s ago; 0 errors".

@@ -44,6 +44,14 @@ class RecordingControl : public service::ServiceControl {
     std::lock_guard lock(mu_);
     removed_.push_back(id);
   }
+  service::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
+    std::lock_guard lock(mu_);
+    hints_.emplace_back(id, trigger);
+    if (id.starts_with("untracked/")) return service::Scheduler::HintOutcome::kUntracked;
+    return hints_.size() > 1 && hints_[hints_.size() - 2].first == id
+               ? service::Scheduler::HintOutcome::kAlreadyQueued
+               : service::Scheduler::HintOutcome::kQueued;
+  }
   bool ready() const override { return ready_; }
   std::string status_line() const override { return "watching 2 repos; last cycle 3s ago"; }
   std::vector<service::RepoSchedule> schedule() const override { return {}; }
@@ -56,10 +64,15 @@ class RecordingControl : public service::ServiceControl {
     std::lock_guard lock(mu_);
     return removed_;
   }
+  std::vector<std::pair<std::string, store::PollTrigger>> hints() const {
+    std::lock_guard lock(mu_);
+    return hints_;
+  }
   std::atomic<bool> ready_{true};
 
  private:
   mutable std::mutex mu_;
+  std::vector<std::pair<std::string, store::PollTrigger>> hints_;
   std::vector<std::string> added_, removed_;
 };
 

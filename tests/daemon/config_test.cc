@@ -112,6 +112,33 @@ TEST(ConfigParse, PathsWithNulAndEndpointsThatAreNotUrlsAreRefused) {
 
 using ConfigFiles = hubwatch::testing::ScratchDirTest;
 
+TEST(ConfigParse, ChangeHintsAreOnByDefaultAndTheirKeysAreChecked) {
+  Result<DaemonConfig> d = ParseConfig("{}", "");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->poll.hints);
+  EXPECT_EQ(d->poll.reconcile_interval_s, 21600);
+  EXPECT_EQ(d->poll.listing_page_size, 1000);
+  EXPECT_FALSE(d->hub.webhook_secret_file);
+  Result<DaemonConfig> off = ParseConfig(R"({"poll": {"hints": "off"}})", "");
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off->poll.hints);
+  // A long interval raises the default reconcile interval with it, never an explicit one.
+  Result<DaemonConfig> slow = ParseConfig(R"({"poll": {"interval_s": 86400}})", "");
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(slow->poll.reconcile_interval_s, 86400);
+  EXPECT_NE(Refused(R"({"poll": {"interval_s": 900, "reconcile_interval_s": 600}})")
+                .find("poll.reconcile_interval_s (600) must be at least poll.interval_s (900)"),
+            std::string::npos);
+  EXPECT_NE(Refused(R"({"poll": {"hints": "webhooks"}})").find("poll.hints must be"),
+            std::string::npos);
+  EXPECT_NE(Refused(R"({"poll": {"hints": true}})").find("poll.hints"), std::string::npos);
+  EXPECT_NE(Refused(R"({"poll": {"listing_page_size": 5000}})").find("poll.listing_page_size"),
+            std::string::npos);
+  Result<DaemonConfig> hook = ParseConfig(R"({"hub": {"webhook_secret_file": "hook"}})", "/etc/hw");
+  ASSERT_TRUE(hook.ok());
+  EXPECT_EQ(hook->hub.webhook_secret_file, "/etc/hw/hook");
+}
+
 TEST_F(ConfigFiles, AMissingFileOrADirectoryIsBadInputAndSaysSo) {
   Result<DaemonConfig> missing = LoadConfig((dir_ / "nope.json").string());
   ASSERT_FALSE(missing.ok());

@@ -90,3 +90,82 @@ TEST(Scheduler, AlignFindsTheNextSlot) {
 
 }  // namespace
 }  // namespace hubwatch::service
+
+namespace hubwatch::service {
+namespace {
+
+using Trigger = store::PollTrigger;
+
+TEST(SchedulerHints, AHintMakesARepoDueNowOnceAndCarriesItsTrigger) {
+  Scheduler s({.interval_s = 60,
+               .reconcile_interval_s = 3600,
+               .max_concurrent = 4,
+               .quota = 1000,
+               .window_s = 300});
+  s.Track("a/one", 5000);
+  s.Track("a/two", 5000);
+  EXPECT_TRUE(s.TakeDue(100).empty());
+  EXPECT_EQ(s.Hint("a/one", Trigger::kListing, 100), Scheduler::HintOutcome::kQueued);
+  EXPECT_EQ(s.Hint("a/one", Trigger::kWebhook, 100), Scheduler::HintOutcome::kAlreadyQueued);
+  EXPECT_EQ(s.Hint("x/none", Trigger::kListing, 100), Scheduler::HintOutcome::kUntracked);
+  EXPECT_EQ(s.TakeDue(100), std::vector<std::string>{"a/one"});
+  EXPECT_EQ(s.TakeTrigger("a/one"), Trigger::kListing);  // the first hint's
+  EXPECT_EQ(s.TakeTrigger("a/one"), std::nullopt);       // taken once
+  EXPECT_EQ(s.TakeTrigger("a/two"), std::nullopt);       // the schedule's own
+}
+
+TEST(SchedulerHints, AHintDuringAPollMakesTheRepoDueAgainWhenItEnds) {
+  Scheduler s({.interval_s = 60,
+               .reconcile_interval_s = 3600,
+               .max_concurrent = 4,
+               .quota = 1000,
+               .window_s = 300});
+  s.Track("a/one", 0);
+  ASSERT_EQ(s.TakeDue(100).size(), 1u);
+  EXPECT_EQ(s.Hint("a/one", Trigger::kWebhook, 101), Scheduler::HintOutcome::kQueued);
+  s.Finished("a/one", 160, 1, 102, Scheduler::Slots::kReconcile);
+  EXPECT_EQ(*s.next_poll_at("a/one"), 102);  // not its reconcile slot: the hint came after
+  EXPECT_EQ(s.TakeDue(102), std::vector<std::string>{"a/one"});
+  EXPECT_EQ(s.TakeTrigger("a/one"), Trigger::kWebhook);
+}
+
+TEST(SchedulerHints, ReconcileSlotsSpreadReposOverTheReconcileWindow) {
+  const int64_t reconcile = 21600;
+  Scheduler s({.interval_s = 900,
+               .reconcile_interval_s = reconcile,
+               .max_concurrent = 1000,
+               .quota = 100000,
+               .window_s = 300});
+  const int64_t now = 1'000'000;
+  std::set<int64_t> hours;
+  for (int i = 0; i < 300; ++i) {
+    const std::string repo = "org/model-" + std::to_string(i);
+    s.Track(repo, 0);
+  }
+  for (const std::string& repo : s.TakeDue(now)) {
+    s.Finished(repo, now + 900, 1, now, Scheduler::Slots::kReconcile);
+    const int64_t next = *s.next_poll_at(repo);
+    EXPECT_GE(next, now + 900);
+    EXPECT_LT(next, now + 900 + reconcile);
+    EXPECT_EQ((next - Scheduler::Phase(repo, reconcile)) % reconcile, 0);
+    hours.insert((next - now) / 3600);
+  }
+  EXPECT_EQ(hours.size(), 7u);  // every hour of the six-hour window (and the 900 s past it)
+  // The interval's slots for a repo the hints do not cover.
+  s.Track("org/unlisted", 0);
+  ASSERT_EQ(s.TakeDue(now + 1), std::vector<std::string>{"org/unlisted"});
+  s.Finished("org/unlisted", now + 901, 1, now + 1, Scheduler::Slots::kInterval);
+  EXPECT_LT(*s.next_poll_at("org/unlisted"), now + 901 + 900);
+}
+
+TEST(SchedulerHints, ListingRequestsCountAgainstTheBudget) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 4, .quota = 10, .window_s = 300});
+  s.Track("a/one", 0);
+  s.Spend(10, 600);
+  EXPECT_TRUE(s.TakeDue(600).empty());
+  EXPECT_EQ(*s.NextWake(600), 900);  // the next window
+  EXPECT_EQ(s.TakeDue(900).size(), 1u);
+}
+
+}  // namespace
+}  // namespace hubwatch::service

@@ -41,6 +41,10 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   polled.renamed_to = "org/model-2";
   polled.next_poll_at = 99;
   polled.consecutive_errors = 3;
+  EXPECT_EQ((*got)->last_reconciled_at, 0);
+  EXPECT_FALSE((*got)->last_change_found_by);
+  polled.last_reconciled_at = 77;
+  polled.last_change_found_by = PollTrigger::kWebhook;
   ASSERT_TRUE(repos().UpdateRepoPoll(polled).ok());
   got = repos().GetRepo("org/model");
   ASSERT_TRUE(got.ok() && got->has_value());
@@ -48,6 +52,8 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   EXPECT_EQ((*got)->renamed_to, "org/model-2");
   EXPECT_EQ((*got)->next_poll_at, 99);
   EXPECT_EQ((*got)->consecutive_errors, 3);
+  EXPECT_EQ((*got)->last_reconciled_at, 77);
+  EXPECT_EQ((*got)->last_change_found_by, PollTrigger::kWebhook);
 
   // AddRepo again updates the refs and the source, not the polling state.
   ASSERT_TRUE(repos().AddRepo({.id = "org/model", .refs = {"main"}}).ok());
@@ -64,6 +70,16 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   ASSERT_TRUE(repos().RemoveRepo("org/model").ok());
   EXPECT_FALSE(repos().GetRepo("org/model")->has_value());
   EXPECT_EQ(repos().ListRepos()->size(), 1u);
+}
+
+TEST_F(RevisionStoreTest, ListingWatermarksMoveAndSurviveAReopen) {
+  EXPECT_TRUE(repos().ListingWatermarks()->empty());
+  ASSERT_TRUE(repos().SetListingWatermark("hub", 1000, 5).ok());
+  ASSERT_TRUE(repos().SetListingWatermark("hub", 1200, 6).ok());
+  ASSERT_TRUE(repos().SetListingWatermark("owner:google", 900, 6).ok());
+  Result<std::map<std::string, int64_t>> marks = repos().ListingWatermarks();
+  ASSERT_TRUE(marks.ok());
+  EXPECT_EQ(*marks, (std::map<std::string, int64_t>{{"hub", 1200}, {"owner:google", 900}}));
 }
 
 TEST_F(RevisionStoreTest, RefHeadsMoveAndAreScopedToTheirRepo) {

@@ -150,11 +150,11 @@ template bool HubClient::CheckRepo<SafetensorsHeaderInfo>(
 void HubClient::Paged(
     RequestKind kind, std::string first_url,
     std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,
-    std::function<void(std::optional<HubError>, const CallStats&)> on_done) {
+    std::function<void(std::optional<HubError>, const CallStats&)> on_done, bool use_etag_cache) {
   auto pager = std::make_shared<Pager>();
   pager->runner = runner_.get();
   pager->base_request.kind = kind;
-  pager->base_request.use_etag_cache = true;
+  pager->base_request.use_etag_cache = use_etag_cache;
   pager->base_request.redirects = RedirectPolicy::kRefuseOffOrigin;
   pager->base_request.accept_compressed = true;
   pager->base_request.timeout = options_.api_timeout;
@@ -276,33 +276,40 @@ void HubClient::GetModelInfo(const std::string& repo, ModelInfoOptions options,
 }
 
 void HubClient::ListModels(ListModelsOptions options, HubCallback<std::vector<ModelSummary>> done) {
-  std::string url = options_.settings.endpoint +
-                    "/api/models?sort=" + EncodeComponent(options.sort) +
-                    "&direction=" + std::to_string(options.direction);
+  std::string url =
+      options_.settings.endpoint + "/api/models?sort=" + EncodeComponent(options.sort);
   if (!options.author.empty()) url += "&author=" + EncodeComponent(options.author);
   if (!options.search.empty()) url += "&search=" + EncodeComponent(options.search);
+  for (const std::string& e : options.expand) url += "&expand=" + EncodeComponent(e);
   if (options.page_size > 0) url += "&limit=" + std::to_string(options.page_size);
   auto models = std::make_shared<std::vector<ModelSummary>>();
   const size_t max_results = options.max_results;
+  auto last_wanted = std::move(options.last_wanted);
+  // Listing pages are never revalidated: each read starts at the newest entry and its cursor
+  // URLs are new every time, so caching them would only grow the cache.
   Paged(
       RequestKind::kListModels, std::move(url),
-      [models, max_results](const ExchangeResponse& page, std::optional<HubError>* error) {
+      [models, max_results, last_wanted](const ExchangeResponse& page,
+                                         std::optional<HubError>* error) {
         HubResult<std::vector<ModelSummary>> parsed =
             ParseModelListJson(page.response.body, page.final_url);
         if (!parsed.ok()) {
           *error = parsed.error();
           return false;
         }
+        bool more = true;
         for (ModelSummary& m : parsed.value()) {
+          if (last_wanted && last_wanted(m)) more = false;
           models->push_back(std::move(m));
           if (max_results > 0 && models->size() >= max_results) return false;
         }
-        return true;
+        return more;
       },
       [models, done](std::optional<HubError> error, const CallStats& stats) {
         if (error) return done(std::move(*error), stats);
         done(std::move(*models), stats);
-      });
+      },
+      /*use_etag_cache=*/false);
 }
 
 void HubClient::ResolveHead(const std::string& repo, const std::string& revision,

@@ -8,7 +8,7 @@
 //   Commits         GET  /api/models/{id}/commits/{rev}      paged by Link rel="next"
 //   Tree            GET  /api/models/{id}/tree/{rev}[/{path}] paged by cursor links
 //   GetModelInfo    GET  /api/models/{id}[/revision/{rev}]   expand=..., blobs
-//   ListModels      GET  /api/models?author=&search=...     paged by Link
+//   ListModels      GET  /api/models?sort=&author=&expand=  paged by Link
 //   ResolveHead     HEAD /{id}/resolve/{rev}/{path}          no auto-follow; identity headers
 //   ResolveGet      GET  /{id}/resolve/{rev}/{path}          follows; token never leaves the Hub
 //   ReadSafetensorsHeader  Range reads of a .safetensors file, header validated
@@ -80,13 +80,18 @@ struct ModelInfoOptions {
   bool blobs = false;
 };
 
+// GET /api/models, newest first by `sort` (the Hub refuses ascending order: no `direction` is
+// sent), following Link rel="next" verbatim (the cursor is opaque).
 struct ListModelsOptions {
-  std::string author;
-  std::string search;
-  std::string sort = "lastModified";
-  int direction = -1;
-  int page_size = 0;       // limit=; 0: server default
-  size_t max_results = 0;  // 0: all pages
+  std::string author;                 // one user or org; "": the whole Hub
+  std::string search;                 // substring of the id
+  std::string sort = "lastModified";  // camelCase, as on the wire
+  std::vector<std::string> expand;    // sent as repeated expand=; only these and `id` come back
+  int page_size = 0;                  // limit=; 0: the server's default
+  size_t max_results = 0;             // 0: all pages
+  // Called per item in order; once it returns true no further page is read (the listing is
+  // read down to a watermark). Unset: read on.
+  std::function<bool(const ModelSummary&)> last_wanted;
 };
 
 class HubClient {
@@ -130,7 +135,8 @@ class HubClient {
   bool CheckRepo(const std::string& repo, const HubCallback<T>& done);
   void Paged(RequestKind kind, std::string first_url,
              std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,
-             std::function<void(std::optional<HubError>, const CallStats&)> on_done);
+             std::function<void(std::optional<HubError>, const CallStats&)> on_done,
+             bool use_etag_cache = true);
 
   HubClientOptions options_;
   HubClientDeps deps_;

@@ -47,9 +47,11 @@ void OffloadOrRun(const PollerOptions& o, std::function<void()> work, std::funct
 
 class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
  public:
-  RepoPoll(Poller& owner, std::string repo, std::function<void(PollReport)> done)
+  RepoPoll(Poller& owner, std::string repo, store::PollTrigger trigger,
+           std::function<void(PollReport)> done)
       : p_(owner), o_(owner.options_), repo_(std::move(repo)), done_(std::move(done)) {
     report_.repo = repo_;
+    report_.trigger = trigger;
   }
 
   void Start() {
@@ -86,11 +88,13 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         Log(repo_ + ": renamed upstream to " + refs.repo_id + "; following the redirect");
       }
     }
+    report_.first_poll = true;
     for (const std::string& ref : record_.refs) {
       const std::string head = HeadOf(refs, ref);
       if (head.empty()) return FailLocal("tracked ref \"" + ref + "\" does not exist");
       Result<std::optional<std::string>> cursor = p_.store_.repos().GetRefHead(repo_, ref);
       if (!cursor.ok()) return FailLocal(cursor.error().message);
+      if (*cursor) report_.first_poll = false;
       if (*cursor != head) moved_.push_back({ref, head});
     }
     report_.head_moved = !moved_.empty();
@@ -240,6 +244,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   void Finish() {
     RecordPolled(record_, report_.renamed_to, Now(), o_->interval_s);
+    if (report_.trigger == store::PollTrigger::kReconcile) record_.last_reconciled_at = Now();
+    if (report_.revisions > 0) record_.last_change_found_by = report_.trigger;
     report_.state = record_.state;
     Persist();
   }
@@ -355,7 +361,12 @@ void Poller::SetOptions(PollerOptions options) {
 Poller::~Poller() = default;
 
 void Poller::Poll(const std::string& repo, std::function<void(PollReport)> done) {
-  std::make_shared<RepoPoll>(*this, repo, std::move(done))->Start();
+  Poll(repo, store::PollTrigger::kPoll, std::move(done));
+}
+
+void Poller::Poll(const std::string& repo, store::PollTrigger trigger,
+                  std::function<void(PollReport)> done) {
+  std::make_shared<RepoPoll>(*this, repo, trigger, std::move(done))->Start();
 }
 
 }  // namespace hubwatch::pipeline

@@ -68,6 +68,8 @@ struct PollReport {
   // kDeleted for a repo with no stored head: a 404 before its first revision (polled at the
   // normal interval, not slowed down like a repo that disappeared).
   bool never_seen = false;
+  store::PollTrigger trigger = store::PollTrigger::kPoll;  // what started the poll
+  bool first_poll = false;  // no tracked ref had a head in the store before it
   bool head_moved = false;
   bool history_rewritten = false;
   std::optional<std::string> renamed_to;  // the Hub redirected the repo to this id
@@ -92,7 +94,11 @@ class Poller {
   void SetOptions(PollerOptions options);
 
   // Polls `repo`, which must be in the store. `done` runs exactly once, on the loop thread.
-  void Poll(const std::string& repo, std::function<void(PollReport)> done);
+  // `trigger` is what started it: a poll that finds a new revision records it in the repo as
+  // how its last change was found, and a kReconcile poll records the repo's last reconcile.
+  void Poll(const std::string& repo, store::PollTrigger trigger,
+            std::function<void(PollReport)> done);
+  void Poll(const std::string& repo, std::function<void(PollReport)> done);  // kPoll
 
  private:
   class RepoPoll;

@@ -8,6 +8,7 @@ constexpr std::string_view kStateNames[] = {"ok",      "gated",    "renamed",
 
 constexpr std::string_view kSourceNames[] = {"config", "api"};
 constexpr std::string_view kDeliveryStateNames[] = {"pending", "delivered", "failed"};
+constexpr std::string_view kPollTriggerNames[] = {"poll", "reconcile", "listing", "webhook"};
 
 // The enumerator whose name is `name` among `names`, listed in enumerator order.
 template <class Enum, size_t N>
@@ -23,6 +24,11 @@ std::optional<Enum> ParseName(const std::string_view (&names)[N], std::string_vi
 std::string_view SourceName(Source s) { return kSourceNames[static_cast<int>(s)]; }
 std::optional<Source> ParseSource(std::string_view name) {
   return ParseName<Source>(kSourceNames, name);
+}
+
+std::string_view PollTriggerName(PollTrigger t) { return kPollTriggerNames[static_cast<int>(t)]; }
+std::optional<PollTrigger> ParsePollTrigger(std::string_view name) {
+  return ParseName<PollTrigger>(kPollTriggerNames, name);
 }
 
 std::string_view DeliveryStateName(DeliveryState s) {

@@ -25,6 +25,13 @@ enum class Source { kConfig, kApi };
 std::string_view SourceName(Source s);  // "config", "api": the stored text
 std::optional<Source> ParseSource(std::string_view name);
 
+// What started a poll: the schedule with change hints off ("poll") or on ("reconcile"), the
+// Hub's model listing ("listing") or a Hub webhook ("webhook"). A repo records the trigger of
+// the poll that found its last new revision.
+enum class PollTrigger { kPoll, kReconcile, kListing, kWebhook };
+std::string_view PollTriggerName(PollTrigger t);  // the stored text
+std::optional<PollTrigger> ParsePollTrigger(std::string_view name);
+
 // The state of an outbox row.
 enum class DeliveryState { kPending, kDelivered, kFailed };
 std::string_view DeliveryStateName(DeliveryState s);  // "pending", "delivered", "failed"
@@ -51,6 +58,8 @@ struct RepoRecord {
   int64_t last_polled_at = 0;  // 0: never
   int64_t next_poll_at = 0;
   int64_t consecutive_errors = 0;
+  int64_t last_reconciled_at = 0;  // the last poll the schedule started with hints on; 0: never
+  std::optional<PollTrigger> last_change_found_by{};  // unset: no new revision found yet
   // kConfig: the configuration lists it (and untracks it when it no longer does); kApi: added
   // through the API, left alone by the configuration. AddRepo writes it.
   Source source = Source::kApi;

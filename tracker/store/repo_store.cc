@@ -29,12 +29,19 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
   const std::optional<Source> source = ParseSource(q.Text(9));
   if (!source) return Error::Io("store: the source of repo " + r.id + " is damaged");
   r.source = *source;
+  r.last_reconciled_at = q.IsNull(10) ? 0 : q.Int(10);
+  if (!q.IsNull(11)) {
+    r.last_change_found_by = ParsePollTrigger(q.Text(11));
+    if (!r.last_change_found_by) {
+      return Error::Io("store: how repo " + r.id + "'s last change was found is damaged");
+    }
+  }
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
-    "consecutive_errors, source FROM repos ";
+    "consecutive_errors, source, last_reconciled_at, last_change_found_by FROM repos ";
 
 Status RepoStore::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
@@ -74,7 +81,11 @@ Result<std::vector<RepoRecord>> RepoStore::ListRepos() {
 Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
   HW_PREPARE(q,
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
-             "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7 WHERE id = ?1");
+             "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7, "
+             "last_reconciled_at = ?8, last_change_found_by = ?9 WHERE id = ?1");
+  std::optional<std::string> found_by;
+  if (repo.last_change_found_by)
+    found_by = std::string(PollTriggerName(*repo.last_change_found_by));
   return q.Bind(1, repo.id)
       .Bind(2, RepoStateName(repo.state))
       .Bind(3, repo.state_detail)
@@ -82,6 +93,8 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
       .Bind(5, repo.last_polled_at)
       .Bind(6, repo.next_poll_at)
       .Bind(7, repo.consecutive_errors)
+      .Bind(8, repo.last_reconciled_at)
+      .BindOptional(9, found_by)
       .Run("updating repo " + repo.id);
 }
 
@@ -99,6 +112,24 @@ Status RepoStore::SetRefHead(const std::string& repo, const std::string& ref,
              "ON CONFLICT (repo, ref) DO UPDATE SET sha = excluded.sha, "
              "updated_at = excluded.updated_at");
   return q.Bind(1, repo).Bind(2, ref).Bind(3, sha).Bind(4, now).Run("moving a ref cursor");
+}
+
+Result<std::map<std::string, int64_t>> RepoStore::ListingWatermarks() {
+  HW_PREPARE(q, "SELECT source, covered_until FROM listing_watermarks");
+  Result<std::vector<std::pair<std::string, int64_t>>> rows =
+      Collect(q, "reading the listing watermarks",
+              [](Statement& r) { return std::make_pair(r.Text(0), r.Int(1)); });
+  if (!rows.ok()) return rows.error();
+  return std::map<std::string, int64_t>(rows->begin(), rows->end());
+}
+
+Status RepoStore::SetListingWatermark(const std::string& source, int64_t covered_until,
+                                      int64_t now) {
+  HW_PREPARE(q,
+             "INSERT INTO listing_watermarks (source, covered_until, updated_at) "
+             "VALUES (?1, ?2, ?3) ON CONFLICT (source) DO UPDATE SET "
+             "covered_until = excluded.covered_until, updated_at = excluded.updated_at");
+  return q.Bind(1, source).Bind(2, covered_until).Bind(3, now).Run("moving a listing watermark");
 }
 
 }  // namespace hubwatch::store

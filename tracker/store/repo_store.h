@@ -7,6 +7,7 @@
 // the AdvisoryStore, which must outlive it.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,13 +27,18 @@ class RepoStore {
   Status RemoveRepo(const std::string& id);  // and everything recorded about it
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
   Result<std::vector<RepoRecord>> ListRepos();
-  // Polling state: state, detail, error count and next poll time; renamed_to when renamed.
+  // Polling state: state, detail, error count, next poll time, last reconcile and how the last
+  // change was found; renamed_to when renamed.
   Status UpdateRepoPoll(const RepoRecord& repo);
 
   Result<std::optional<std::string>> GetRefHead(const std::string& repo, const std::string& ref);
   // Moves a ref cursor to a revision already ingested (a ref that caught up with another).
   Status SetRefHead(const std::string& repo, const std::string& ref, const std::string& sha,
                     int64_t now);
+
+  // The change-hint listing's watermarks: source ("feed", "owner:NAME") -> covered_until.
+  Result<std::map<std::string, int64_t>> ListingWatermarks();
+  Status SetListingWatermark(const std::string& source, int64_t covered_until, int64_t now);
 
  private:
   Database& db_;

@@ -1,0 +1,98 @@
+#pragma once
+
+// ListingHints: every interval, reads the Hub's model listing (ListingLedger says which
+// listings and how far) and hints the tracked repos whose listed sha differs from the stored
+// head of their default branch, so that only those are polled. One round at a time; a round's
+// sources are read a few at once; its requests count against the scheduler's budget. A failed
+// round keeps the old watermark (the next one reads from there) and is logged and counted.
+//
+// Metrics: hubwatch_listing_rounds_total{outcome}, hubwatch_listing_requests_total{mode},
+// hubwatch_listing_mode{mode} (1 for the mode of the last round), hubwatch_listing_feed_rate
+// (Hub-wide changes per second as measured), hubwatch_hints_received_total{source="listing"}.
+//
+// Thread safety: network thread only (the hub client's loop). Ownership: borrows the
+// io_context, clock, logger, metrics and hub client, which must outlive it; Stop() before they
+// go.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/service/listing_ledger.h"
+#include "estimator/base/clock.h"
+#include "tracker/hub/client.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace hubwatch::service {
+
+class Metrics;
+
+class ListingHints {
+ public:
+  struct Options {
+    int64_t interval_s = 900;
+    int page_size = 1000;
+    int parallel = 4;    // listings read at once
+    int max_pages = 50;  // per listing and round; more is a gap the reconcile covers
+  };
+  struct Deps {
+    boost::asio::io_context* io = nullptr;
+    const Clock* clock = nullptr;
+    std::shared_ptr<spdlog::logger> log;
+    Metrics* metrics = nullptr;
+    hub::HubClient* hub = nullptr;
+    // The tracked repos now.
+    std::function<std::vector<std::string>()> tracked;
+    // The stored head of `repo`'s default branch ("main"); nullopt when none is stored (a repo
+    // never polled, or one that does not track main: neither is hinted).
+    std::function<std::optional<std::string>(const std::string& repo)> stored_head;
+    // A listing shows that `repo` moved to `sha`: poll it.
+    std::function<void(const std::string& repo, const std::string& sha)> hint;
+    // Requests a round made, for the scheduler's budget.
+    std::function<void(int64_t requests)> spend;
+    // Persists the watermark a round reached.
+    std::function<void(int64_t covered_until)> save_watermark;
+  };
+
+  ListingHints(Deps deps, Options options, std::optional<int64_t> watermark);
+  ~ListingHints();
+
+  // Starts the rounds: the first at once, then one per interval. REQUIRES: called once.
+  void Start();
+  // Starts no further round; a round in flight ends without hinting.
+  void Stop();
+  void SetOptions(Options options) { options_ = options; }
+
+  const ListingLedger& ledger() const { return ledger_; }
+  bool reading() const { return round_ != nullptr; }
+
+ private:
+  struct Round;
+  void BeginRound();
+  // Plans the round on what the ledger knows; `probed`: the feed's first page was just read.
+  void PlanRound(bool probed);
+  void ReadNext();
+  void ReadSource(const std::string& source, bool probe);
+  void OnRead(const std::string& source, hub::HubResult<std::vector<hub::ModelSummary>> result,
+              const hub::CallStats& stats);
+  void EndRound();
+  void Arm(int64_t seconds);
+
+  Deps deps_;
+  Options options_;
+  ListingLedger ledger_;
+  boost::asio::steady_timer timer_;
+  std::unique_ptr<Round> round_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  bool stopped_ = false;
+};
+
+}  // namespace hubwatch::service

@@ -1,0 +1,85 @@
+#include "daemon/service/listing_ledger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hubwatch::service {
+
+std::string_view ListingModeName(ListingMode mode) {
+  return mode == ListingMode::kFeed ? "feed" : "owners";
+}
+
+void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
+  tracked_ = std::set<std::string>(repos.begin(), repos.end());
+  owners_.clear();
+  for (const std::string& id : tracked_) {
+    const size_t slash = id.find('/');
+    if (slash != std::string::npos) ++owners_[id.substr(0, slash)];
+  }
+  std::erase_if(shas_, [this](const auto& entry) { return !tracked_.count(entry.first); });
+}
+
+ListingRound ListingLedger::Plan(int64_t interval_s) {
+  ListingRound round;
+  round.owners_cost = static_cast<int64_t>(owners_.size());
+  if (feed_rate_) {
+    const double changes = *feed_rate_ * static_cast<double>(std::max<int64_t>(1, interval_s));
+    round.feed_cost = std::max<int64_t>(
+        1, static_cast<int64_t>(std::ceil(changes / std::max(1, options_.page_size))));
+  }
+  const bool probe = !feed_rate_ || ++rounds_since_probe_ >= options_.probe_every;
+  if (feed_rate_ && round.feed_cost < round.owners_cost) {
+    round.mode = ListingMode::kFeed;
+    round.sources = {""};
+    rounds_since_probe_ = 0;
+    return round;
+  }
+  round.mode = ListingMode::kOwners;
+  for (const auto& [owner, count] : owners_) round.sources.push_back(owner);
+  if (probe && owners_.size() > 1) {  // one owner: the feed cannot cost less
+    round.sources.push_back("");
+    rounds_since_probe_ = 0;
+  }
+  return round;
+}
+
+bool ListingLedger::LastWanted(int64_t last_modified) const {
+  return !watermark_ || last_modified <= *watermark_ - options_.overlap_s;
+}
+
+std::vector<ListedModel> ListingLedger::Consume(const std::string& source,
+                                                const std::vector<ListedModel>& items) {
+  std::vector<ListedModel> fresh;
+  for (const ListedModel& item : items) {
+    newest_seen_ = std::max(newest_seen_, item.last_modified);
+    if (!tracked_.count(item.id)) continue;
+    auto [it, added] = shas_.try_emplace(item.id, item.sha);
+    if (!added && it->second == item.sha) continue;
+    it->second = item.sha;
+    fresh.push_back(item);
+  }
+  if (source.empty() && !items.empty()) {  // the feed: measure the Hub's rate of change
+    const int64_t newest = items.front().last_modified;
+    const int64_t oldest = items.back().last_modified;
+    double rate = 0;
+    if (watermark_ && LastWanted(oldest)) {  // read down to the watermark: every change since
+      const auto since = std::count_if(items.begin(), items.end(), [this](const ListedModel& m) {
+        return m.last_modified > *watermark_;
+      });
+      rate = static_cast<double>(since) /
+             static_cast<double>(std::max<int64_t>(1, newest - *watermark_));
+    } else {  // a page and no more: its own span
+      rate = static_cast<double>(items.size()) /
+             static_cast<double>(std::max<int64_t>(1, newest - oldest));
+    }
+    feed_rate_ = rate;
+  }
+  return fresh;
+}
+
+void ListingLedger::EndRound(bool complete) {
+  if (complete && newest_seen_ > 0) watermark_ = std::max(watermark_.value_or(0), newest_seen_);
+  newest_seen_ = 0;
+}
+
+}  // namespace hubwatch::service

@@ -1,0 +1,195 @@
+// Change hints end to end: `hubwatch serve` over fakehub in replay mode, where a commit "lands"
+// when the replay clock passes its date. The listing hint and the Hub webhook each poll only the
+// repo that moved; a listing that fails leaves the reconcile poll to find the change, a miss.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/api/http_client.h"
+#include "tests/daemon/service_env.h"
+#include "tracker/advisory/time_text.h"
+
+namespace hubwatch::service::testing {
+namespace {
+
+using api::testing::HttpResponse;
+using api::testing::Request;
+
+constexpr const char* kLlama = "meta-llama/Meta-Llama-3-8B-Instruct";  // 4th commit 04-19 09:14
+constexpr const char* kGemma = "google/gemma-7b-it";                   // last commit 04-05
+constexpr const char kHookSecret[] = "hub-hook-secret-0123";
+
+class HintsTest : public ServiceTest {
+ protected:
+  // fakehub replaying from 2024-04-19 00:00Z: Llama 3 has 3 of its commits, Gemma all of its.
+  void SetUp() override {
+    ServiceTest::SetUp();
+    hub_.reset();
+    fakehub::FakeHubOptions options;
+    options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
+    options.users = {{kToken, "service-tests", true}};
+    options.mode = fakehub::Mode::kReplay;
+    options.replay_start = *advisory::ParseTime("2024-04-19T00:00:00Z");
+    auto hub = fakehub::FakeHub::Start(std::move(options));
+    ASSERT_TRUE(hub.ok()) << hub.error().message;
+    hub_ = std::move(hub).value();
+  }
+
+  service::DaemonConfig HintsConfig() {
+    service::DaemonConfig c = Config({kLlama, kGemma});
+    c.poll.hints = true;
+    c.poll.interval_s = 1;  // the listing's interval
+    c.poll.reconcile_interval_s = 3600;
+    return c;
+  }
+
+  std::optional<store::RepoRecord> Repo(const std::string& id) {
+    auto s = OpenStore();
+    if (!s) return std::nullopt;
+    auto r = s->repos().GetRepo(id);
+    return r.ok() ? *r : std::nullopt;
+  }
+
+  bool WaitForRevisions(const std::string& repo, size_t n, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (auto s = store::Store::Open(dir_ + "/hubwatch.db"); s.ok()) {
+        auto revs = (*s)->revisions().ListRevisions(repo);
+        if (revs.ok() && revs->size() >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  // Refs requests fakehub answered for `repo` since the log was cleared.
+  int RefsRequests(const std::string& repo) {
+    int n = 0;
+    for (const fakehub::LoggedRequest& r : hub_->RequestLog()) {
+      if (r.path.find("/api/models/" + repo + "/refs") != std::string::npos) ++n;
+    }
+    return n;
+  }
+  int ListingRequests() {
+    int n = 0;
+    for (const fakehub::LoggedRequest& r : hub_->RequestLog()) n += r.path == "/api/models";
+    return n;
+  }
+
+  // Waits for the first polls of both repos, then for one more listing round.
+  void WaitForFirstPolls() {
+    ASSERT_TRUE(notify_.WaitFor("READY=1"));
+    ASSERT_TRUE(WaitForRevisions(kLlama, 3, 30));
+    ASSERT_TRUE(WaitForRevisions(kGemma, 1, 30));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    hub_->ClearLog();
+  }
+};
+
+TEST_F(HintsTest, TheListingPollsOnlyTheRepoThatMovedAndSaysSo) {
+  Start(HintsConfig());
+  WaitForFirstPolls();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(RefsRequests(kLlama) + RefsRequests(kGemma), 0) << "nothing moved: no repo polled";
+  EXPECT_GE(ListingRequests(), 1);
+
+  hub_->AdvanceReplayClock(std::chrono::hours(10));  // Llama 3's 4th commit lands
+  const auto landed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 10));
+  EXPECT_LT(std::chrono::steady_clock::now() - landed, std::chrono::seconds(6))
+      << "within one listing interval and a few seconds";
+  EXPECT_GE(RefsRequests(kLlama), 1);
+  EXPECT_EQ(RefsRequests(kGemma), 0);
+  ASSERT_TRUE(Repo(kLlama));
+  ASSERT_TRUE(Repo(kLlama)->last_change_found_by);
+  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kListing);
+
+  const uint16_t port = service_->api_port();
+  const std::string metrics = Request(port, "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("hubwatch_hints_used_total{source=\"listing\"} 1"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("hubwatch_listing_mode{mode=\"feed\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.find("hubwatch_hub_window_requests{bucket=\"api\"}"), std::string::npos);
+  EXPECT_EQ(metrics.find("hubwatch_hint_misses_total"), std::string::npos);
+  const nlohmann::json repos = Request(port, "GET", "/api/v1/repos").json();
+  bool seen = false;
+  for (const auto& r : repos["repos"]) {
+    if (r["id"] != kLlama) continue;
+    seen = true;
+    EXPECT_EQ(r["last_change_found_by"], "listing");
+    EXPECT_FALSE(r["last_reconciled_at"].is_null());  // its first poll was the schedule's
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
+  service::DaemonConfig config = HintsConfig();
+  config.poll.interval_s = 3600;  // one listing round, at the start
+  config.poll.reconcile_interval_s = 3600;
+  config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
+  Start(config);
+  WaitForFirstPolls();
+  const uint16_t port = service_->api_port();
+  const std::string payload =
+      R"({"event": {"action": "update", "scope": "repo.content"},
+          "repo": {"type": "model", "name": "meta-llama/Meta-Llama-3-8B-Instruct", "id": "x",
+                   "private": false, "headSha": "0000000000000000000000000000000000000000",
+                   "owner": {"id": "y"}},
+          "webhook": {"id": "w", "version": 3},
+          "updatedRefs": [{"ref": "refs/heads/main", "oldSha": null, "newSha": null}]})";
+  EXPECT_EQ(Request(port, "POST", "/api/v1/hub-webhooks", payload).status, 401);
+  EXPECT_EQ(
+      Request(port, "POST", "/api/v1/hub-webhooks", payload, {{"X-Webhook-Secret", "nope"}}).status,
+      403);
+  EXPECT_EQ(RefsRequests(kLlama), 0);  // refused before anything was queued
+
+  hub_->AdvanceReplayClock(std::chrono::hours(10));
+  const auto sent = std::chrono::steady_clock::now();
+  HttpResponse accepted =
+      Request(port, "POST", "/api/v1/hub-webhooks", payload, {{"X-Webhook-Secret", kHookSecret}});
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(100));
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  EXPECT_EQ(accepted.json()["repo"], kLlama);
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 5));
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(3));
+  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kWebhook);
+  EXPECT_EQ(RefsRequests(kGemma), 0);
+  // Other scopes and repos we do not track are ignored.
+  const std::string discussion =
+      R"({"event": {"action": "create", "scope": "discussion"}, "repo": {"type": "model",
+          "name": "google/gemma-7b-it"}})";
+  EXPECT_EQ(
+      Request(port, "POST", "/api/v1/hub-webhooks", discussion, {{"X-Webhook-Secret", kHookSecret}})
+          .status,
+      204);
+  EXPECT_EQ(Request(port, "POST", "/api/v1/hub-webhooks", "{not json",
+                    {{"X-Webhook-Secret", kHookSecret}})
+                .status,
+            400);
+}
+
+TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMiss) {
+  fakehub::FaultRule down;
+  down.path_regex = "^/api/models$";
+  down.action = fakehub::FaultAction::kStatus;
+  down.status = 400;  // not retried: the round fails at once
+  hub_->AddFault(down);
+  service::DaemonConfig config = HintsConfig();
+  config.poll.reconcile_interval_s = 4;
+  captured_log_ = std::make_shared<CapturedLog>();
+  Start(config);
+  WaitForFirstPolls();
+  hub_->AdvanceReplayClock(std::chrono::hours(10));
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 15));
+  ASSERT_TRUE(Repo(kLlama)->last_change_found_by);
+  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kReconcile);
+  const std::string metrics = Request(service_->api_port(), "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("hubwatch_hint_misses_total 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("hubwatch_listing_rounds_total{outcome=\"error\"}"), std::string::npos);
+  EXPECT_FALSE(captured_log_->Matching("hint miss").empty());
+  EXPECT_FALSE(captured_log_->Matching("listing round failed").empty());
+}
+
+}  // namespace
+}  // namespace hubwatch::service::testing
