@@ -11,9 +11,9 @@
 #include <csignal>
 
 #include "daemon/api/api_server.h"
+#include "daemon/app/poll_wiring.h"
 #include "daemon/app/prepared_config.h"
 #include "daemon/app/reloader.h"
-#include "daemon/service/listing_hints.h"
 #include "daemon/service/metrics.h"
 #include "daemon/service/notify.h"
 #include "daemon/service/poll_loop.h"
@@ -33,11 +33,6 @@ namespace hubwatch::app {
 namespace {
 
 constexpr auto kStopDeadline = std::chrono::seconds(9);
-// The listing's watermark in the store: one for the Hub, whichever listings a round read.
-constexpr char kListingSource[] = "hub";
-
-// 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
-int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
 
 std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
@@ -239,48 +234,19 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   // or stops (a round in flight is dropped).
   void StartListing(const service::DaemonConfig& config) {
     if (!config.poll.hints) {
-      if (listing_) {
-        listing_->Stop();
-        listing_.reset();
+      if (std::exchange(listing_, nullptr)) {
         log_->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
       }
       return;
     }
-    const service::ListingHints::Options options{
-        .interval_s = config.poll.interval_s,
-        .page_size = static_cast<int>(config.poll.listing_page_size)};
-    if (listing_) return listing_->SetOptions(options);
-    std::optional<int64_t> watermark;
-    Result<std::map<std::string, int64_t>> stored = store_->reads().repos().ListingWatermarks();
-    if (stored.ok() && stored->count(kListingSource)) watermark = stored->at(kListingSource);
-    service::ListingHints::Deps deps;
-    deps.io = &io_;
-    deps.clock = &clock_;
-    deps.log = log_;
-    deps.metrics = &metrics_;
-    deps.hub = &hub_->client();
-    deps.tracked = [this] {
-      std::vector<std::string> ids;
-      for (const auto& [id, at] : loop_.scheduler().due()) ids.push_back(id);
-      return ids;
-    };
-    deps.stored_head = [this](const std::string& repo) -> std::optional<std::string> {
-      Result<std::optional<std::string>> head = store_->reads().repos().GetRefHead(repo, "main");
-      return head.ok() ? *head : std::nullopt;
-    };
-    deps.hint = [this](const std::string& repo, const std::string& sha) {
-      log_->debug("{}: the listing shows {}: polling it", repo, sha.substr(0, 12));
-      loop_.Hint(repo, store::PollTrigger::kListing);
-    };
-    deps.spend = [this](int64_t requests) {
-      loop_.scheduler().Spend(requests, clock_.UnixSeconds());
-    };
-    deps.save_watermark = [this](int64_t covered_until) {
-      store_->WriteSoon([covered_until, now = clock_.UnixSeconds()](store::Store& w) {
-        return w.repos().SetListingWatermark(kListingSource, covered_until, now);
-      });
-    };
-    listing_ = std::make_unique<service::ListingHints>(std::move(deps), options, watermark);
+    if (listing_) return listing_->SetOptions(ListingOptions(config));
+    listing_ = MakeListingHints(config, {.io = &io_,
+                                         .clock = &clock_,
+                                         .log = log_,
+                                         .metrics = &metrics_,
+                                         .hub = &hub_->client(),
+                                         .store = store_.get(),
+                                         .loop = &loop_});
     listing_->Start();
     log_->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
                config.poll.interval_s, config.poll.reconcile_interval_s);
@@ -293,33 +259,10 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
 
   // The scheduler's and the poller's options from `config`; running polls keep their own.
   void ApplyOptions(const service::DaemonConfig& config) {
-    service::SchedulerOptions s;
-    s.interval_s = config.poll.interval_s;
-    s.max_concurrent = config.poll.max_concurrent;
-    s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token_);
-    s.window_s = config.poll.quota_window_s;
-    s.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
-    loop_.scheduler().SetOptions(s);
+    loop_.SetOptions(SchedulerOptionsFor(config, has_token_));
     if (ready_) StartListing(config);  // the start begins it once the loop runs
-    pipeline::PollerOptions p;
-    p.interval_s = config.poll.interval_s;
-    p.advise_cosmetic = config.poll.advise_cosmetic;
-    p.settle_window_s = config.poll.settle_window_s;
-    p.clock = &clock_;
+    pipeline::PollerOptions p = PollerOptionsFor(config, clock_, *store_, log_);
     p.outbox_targets = webhooks_->outbox_targets();
-    p.log = [this](std::string_view line) { log_->info("{}", line); };
-    p.offload = [this](std::function<void()> work, std::function<void()> then) {
-      store_->Write(
-          [work = std::move(work)](store::Store&) {
-            work();
-            return Status::Ok();
-          },
-          [then = std::move(then)](Status) { then(); });
-    };
-    p.writer = &store_->writer();
-    p.write_soon = [this](std::function<Status()> work) {
-      store_->WriteSoon([work = std::move(work)](store::Store&) { return work(); });
-    };
     // Running polls hold a reference to the poller: keep the one object, renew its options.
     if (poller_) {
       poller_->SetOptions(std::move(p));

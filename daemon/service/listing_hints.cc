@@ -81,7 +81,7 @@ void ListingHints::PlanRound(bool probed) {
 
 void ListingHints::ReadNext() {
   Round& r = *round_;
-  while (r.reading < std::max(1, options_.parallel) && !r.queue.empty() && !r.error) {
+  while (r.reading < std::max(1, options_.parallel) && !r.queue.empty() && !r.error && !stopped_) {
     auto [source, probe] = r.queue.front();
     r.queue.pop_front();
     ++r.reading;
@@ -98,7 +98,8 @@ void ListingHints::ReadSource(const std::string& source, bool probe) {
   o.page_size = options_.page_size;
   const size_t page = static_cast<size_t>(std::max(1, options_.page_size));
   o.max_results = probe ? page : page * static_cast<size_t>(std::max(1, options_.max_pages));
-  o.last_wanted = [this](const hub::ModelSummary& m) {
+  o.last_wanted = [this, alive = alive_](const hub::ModelSummary& m) {
+    if (!*alive) return true;  // gone: read no further page
     const std::optional<int64_t> t =
         m.last_modified ? advisory::ParseTime(*m.last_modified) : std::nullopt;
     return !t || ledger_.LastWanted(*t);
@@ -172,6 +173,7 @@ void ListingHints::EndRound() {
         .Set(*ledger_.feed_rate());
   }
   const double seconds = std::chrono::duration<double>(deps_.clock->Now() - r->started).count();
+  if (stopped_) return;  // the service is stopping: nothing to say or to arm
   if (!complete) {
     deps_.log->warn(
         "listing round failed after {} request(s): {}; the next round reads on "

@@ -38,6 +38,19 @@ void PollLoop::Rearm() {
   Tick();
 }
 
+void PollLoop::SetOptions(SchedulerOptions options) {
+  const bool hints_off = options.reconcile_interval_s == 0 && hints_on();
+  scheduler_.SetOptions(options);
+  if (!hints_off) return;
+  unlisted_.clear();
+  const int64_t now = clock_.UnixSeconds();
+  std::vector<std::string> far;
+  for (const auto& [repo, at] : scheduler_.due()) {
+    if (at > now + options.interval_s && !scheduler_.polling(repo)) far.push_back(repo);
+  }
+  for (const std::string& repo : far) scheduler_.Track(repo, scheduler_.Align(repo, now));
+}
+
 void PollLoop::Stop() {
   stopping_ = true;
   tick_.cancel();
@@ -113,10 +126,14 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
     log_->debug("{}: unchanged ({} request)", repo, r.stats.requests);
   }
   last_cycle_ = now;
-  // A repo in good health that the listing shows is polled once per reconcile interval.
+  // With hints, a repo in good health that the listing shows is next polled at its reconcile
+  // slot at least an interval away (the store says a reconcile interval away: what a restart
+  // reads); one the listing did not show, at its next interval slot.
+  const int64_t interval = scheduler_.options().interval_s;
   const bool reconcile = hints_on() && r.ok && !unlisted_.count(repo);
-  scheduler_.Finished(repo, r.next_poll_at ? r.next_poll_at : now + scheduler_.options().interval_s,
-                      r.stats.requests, now,
+  int64_t earliest = r.next_poll_at ? r.next_poll_at : now + interval;
+  if (hints_on() && r.ok) earliest = now + interval;
+  scheduler_.Finished(repo, earliest, r.stats.requests, now,
                       reconcile ? Scheduler::Slots::kReconcile : Scheduler::Slots::kInterval);
   // A burst publishes when it settles, not at the repo's next slot.
   const std::optional<int64_t> next = scheduler_.next_poll_at(repo);

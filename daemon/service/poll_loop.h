@@ -50,6 +50,9 @@ class PollLoop {
   void Start(hub::HubClient& hub, pipeline::Poller& poller);
   // Looks at the schedule now (a repo was added, the options changed).
   void Rearm();
+  // New scheduler options. Turning hints off brings every repo slotted further than an interval
+  // away (a reconcile slot) back to its interval slot.
+  void SetOptions(SchedulerOptions options);
   // A hint says `repo` moved: poll it now (deduplicated with a poll already due or running).
   // A listing hint also means the listing shows the repo.
   Scheduler::HintOutcome Hint(const std::string& repo, store::PollTrigger trigger);

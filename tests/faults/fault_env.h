@@ -34,6 +34,7 @@ class FaultMatrixTest : public ServiceTest {
   service::DaemonConfig FastConfig(std::vector<std::string> repos) {
     service::DaemonConfig c = Config(std::move(repos));
     c.poll.interval_s = 1;
+    c.poll.hints = false;  // the matrix drives per-repo polls, every second (hints_test: hints)
     c.poll.settle_window_s = 0;
     c.log.level = "error";
     return c;

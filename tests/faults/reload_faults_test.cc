@@ -30,7 +30,7 @@ class ReloadFaultsTest : public FaultMatrixTest {
                         {"hub", {{"endpoint", hub_->endpoint()}, {"token_file", dir_ + "/token"}}},
                         {"listen", "127.0.0.1:0"},
                         {"admin_token_file", dir_ + "/admin.token"},
-                        {"poll", {{"interval_s", 1}, {"settle_window_s", 0}}},
+                        {"poll", {{"interval_s", 1}, {"settle_window_s", 0}, {"hints", "off"}}},
                         {"repos", nlohmann::json::array()}};
     for (const std::string& r : repos) j["repos"].push_back({{"id", r}});
     for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();

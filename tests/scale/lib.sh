@@ -36,10 +36,11 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/st
 hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
+# FAKEHUB_ARGS: the mode and anything else (default: replay, clock frozen at REPLAY_START).
 start_fakehub() {
+  local args=(${FAKEHUB_ARGS:---mode replay --speed 0 --replay-start $REPLAY_START})
   "$BIN/fakehub" --synthetic "$REPOS" --host 127.0.0.1 --port "$FAKEHUB_PORT" \
-    --cdn-host 127.0.0.2 --cdn-port "$CDN_PORT" \
-    --mode replay --speed 0 --replay-start "$REPLAY_START" \
+    --cdn-host 127.0.0.2 --cdn-port "$CDN_PORT" "${args[@]}" \
     --api-quota "$QUOTA" --resolvers-quota "$QUOTA" >"$WORK/fakehub.out" 2>"$WORK/fakehub.err" &
   FAKEHUB_PID=$!
   PIDS+=("$FAKEHUB_PID")
@@ -61,20 +62,31 @@ advance_clock() {
   curl -sf -X POST -d "{\"advance_seconds\": $1}" "$HUB/_fakehub/clock" >/dev/null
 }
 
-# write_config FILE INTERVAL_S
+# write_config FILE INTERVAL_S: HINTS (off, or listing with RECONCILE_S), REPO_IDS (a file of
+# ids, one a line; default synthetic/model-NNNNN), LISTEN, HOOK_SECRET_FILE.
 write_config() {
-  python3 - "$1" "$2" "$WORK/hubwatch.db" "$HUB" "$REPOS" "$CONCURRENCY" "$QUOTA" <<'PY'
+  python3 - "$1" "$2" "$WORK/hubwatch.db" "$HUB" "$REPOS" "$CONCURRENCY" "$QUOTA" \
+    "${HINTS:-off}" "${RECONCILE_S:-21600}" "${REPO_IDS:-}" "${LISTEN:-127.0.0.1:0}" \
+    "${HOOK_SECRET_FILE:-}" <<'PY'
 import json, sys
-path, interval, store, hub, repos, conc, quota = sys.argv[1:]
-json.dump({
+path, interval, store, hub, repos, conc, quota, hints, reconcile, ids, listen, hook = sys.argv[1:]
+repo_ids = (open(ids).read().split() if ids else
+            ["synthetic/model-%05d" % r for r in range(int(repos))])
+poll = {"interval_s": int(interval), "max_concurrent": int(conc), "settle_window_s": 0,
+        "api_quota": int(quota), "resolvers_quota": int(quota), "hints": hints}
+if hints != "off":
+    poll["reconcile_interval_s"] = max(int(reconcile), int(interval))
+config = {
     "store": store,
-    "listen": "127.0.0.1:0",
+    "listen": listen,
     "hub": {"endpoint": hub, "max_concurrent": int(conc)},
-    "repos": [{"id": "synthetic/model-%05d" % r} for r in range(int(repos))],
-    "poll": {"interval_s": int(interval), "max_concurrent": int(conc), "settle_window_s": 0,
-             "api_quota": int(quota), "resolvers_quota": int(quota)},
+    "repos": [{"id": i} for i in repo_ids],
+    "poll": poll,
     "log": {"level": "info"},
-}, open(path, "w"), indent=1)
+}
+if hook:
+    config["hub"]["webhook_secret_file"] = hook
+json.dump(config, open(path, "w"), indent=1)
 PY
 }
 

@@ -67,6 +67,16 @@ std::string RepoIdOfApiUrl(const std::string& url) {
                                               : name_end - at - kPrefix.size());
 }
 
+// The first page of a listing: sort, author, search, repeated expand=, limit; no direction.
+std::string ListModelsUrl(const std::string& endpoint, const ListModelsOptions& options) {
+  std::string url = endpoint + "/api/models?sort=" + EncodeComponent(options.sort);
+  if (!options.author.empty()) url += "&author=" + EncodeComponent(options.author);
+  if (!options.search.empty()) url += "&search=" + EncodeComponent(options.search);
+  for (const std::string& e : options.expand) url += "&expand=" + EncodeComponent(e);
+  if (options.page_size > 0) url += "&limit=" + std::to_string(options.page_size);
+  return url;
+}
+
 }  // namespace
 
 // Follows Link rel="next" from page to page, resolving each target against the URL that
@@ -276,21 +286,14 @@ void HubClient::GetModelInfo(const std::string& repo, ModelInfoOptions options,
 }
 
 void HubClient::ListModels(ListModelsOptions options, HubCallback<std::vector<ModelSummary>> done) {
-  std::string url =
-      options_.settings.endpoint + "/api/models?sort=" + EncodeComponent(options.sort);
-  if (!options.author.empty()) url += "&author=" + EncodeComponent(options.author);
-  if (!options.search.empty()) url += "&search=" + EncodeComponent(options.search);
-  for (const std::string& e : options.expand) url += "&expand=" + EncodeComponent(e);
-  if (options.page_size > 0) url += "&limit=" + std::to_string(options.page_size);
+  std::string url = ListModelsUrl(options_.settings.endpoint, options);
   auto models = std::make_shared<std::vector<ModelSummary>>();
-  const size_t max_results = options.max_results;
-  auto last_wanted = std::move(options.last_wanted);
   // Listing pages are never revalidated: each read starts at the newest entry and its cursor
   // URLs are new every time, so caching them would only grow the cache.
   Paged(
       RequestKind::kListModels, std::move(url),
-      [models, max_results, last_wanted](const ExchangeResponse& page,
-                                         std::optional<HubError>* error) {
+      [models, o = std::move(options)](const ExchangeResponse& page,
+                                       std::optional<HubError>* error) {
         HubResult<std::vector<ModelSummary>> parsed =
             ParseModelListJson(page.response.body, page.final_url);
         if (!parsed.ok()) {
@@ -299,9 +302,9 @@ void HubClient::ListModels(ListModelsOptions options, HubCallback<std::vector<Mo
         }
         bool more = true;
         for (ModelSummary& m : parsed.value()) {
-          if (last_wanted && last_wanted(m)) more = false;
+          if (o.last_wanted && o.last_wanted(m)) more = false;
           models->push_back(std::move(m));
-          if (max_results > 0 && models->size() >= max_results) return false;
+          if (o.max_results > 0 && models->size() >= o.max_results) return false;
         }
         return more;
       },

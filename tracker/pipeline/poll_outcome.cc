@@ -39,6 +39,15 @@ void RecordPolled(store::RepoRecord& record, const std::optional<std::string>& r
   record.next_poll_at = now + interval_s;
 }
 
+void RecordGoodPoll(store::RepoRecord& record, const PollReport& report, int64_t now,
+                    const PollerOptions& options) {
+  RecordPolled(
+      record, report.renamed_to, now,
+      options.reconcile_interval_s > 0 ? options.reconcile_interval_s : options.interval_s);
+  if (report.trigger == store::PollTrigger::kReconcile) record.last_reconciled_at = now;
+  if (report.revisions > 0) record.last_change_found_by = report.trigger;
+}
+
 std::string FailureDetail(const std::string& why, bool never_seen) {
   return never_seen ? why + kNeverSeenNote : why;
 }

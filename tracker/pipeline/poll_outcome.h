@@ -25,6 +25,12 @@ store::RepoState StateFor(hub::HubErrorKind kind);
 void RecordPolled(store::RepoRecord& record, const std::optional<std::string>& renamed_to,
                   int64_t now, int64_t interval_s);
 
+// RecordPolled for the poll `report` tells of: with change hints on (reconcile_interval_s) next
+// after the reconcile interval; the reconcile time of a kReconcile poll; the trigger of a poll
+// that found a new revision as how the repo's last change was found.
+void RecordGoodPoll(store::RepoRecord& record, const PollReport& report, int64_t now,
+                    const PollerOptions& options);
+
 // `why` as reported and stored: a repo never seen by this store gets a note saying so.
 std::string FailureDetail(const std::string& why, bool never_seen);
 

@@ -61,6 +61,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
     record_ = **record;
     stored_ = record_;
+    report_.first_poll = NeverSeen();
     p_.hub_.Refs(repo_, false, Then<hub::RepoRefs>(&RepoPoll::OnRefs));
   }
 
@@ -88,13 +89,11 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         Log(repo_ + ": renamed upstream to " + refs.repo_id + "; following the redirect");
       }
     }
-    report_.first_poll = true;
     for (const std::string& ref : record_.refs) {
       const std::string head = HeadOf(refs, ref);
       if (head.empty()) return FailLocal("tracked ref \"" + ref + "\" does not exist");
       Result<std::optional<std::string>> cursor = p_.store_.repos().GetRefHead(repo_, ref);
       if (!cursor.ok()) return FailLocal(cursor.error().message);
-      if (*cursor) report_.first_poll = false;
       if (*cursor != head) moved_.push_back({ref, head});
     }
     report_.head_moved = !moved_.empty();
@@ -243,9 +242,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void Finish() {
-    RecordPolled(record_, report_.renamed_to, Now(), o_->interval_s);
-    if (report_.trigger == store::PollTrigger::kReconcile) record_.last_reconciled_at = Now();
-    if (report_.revisions > 0) record_.last_change_found_by = report_.trigger;
+    RecordGoodPoll(record_, report_, Now(), *o_);
     report_.state = record_.state;
     Persist();
   }

@@ -34,7 +34,9 @@
 namespace hubwatch::pipeline {
 
 struct PollerOptions {
-  int64_t interval_s = 900;
+  int64_t interval_s = 900;  // after a good poll; the base of the backoff after a failed one
+  // Change hints on: a good poll is next due after this instead (0: hints off).
+  int64_t reconcile_interval_s = 0;
   bool advise_cosmetic = false;
   // 0: advisories are published as their revision is ingested. Otherwise a burst of commits is
   // ingested as it arrives but its advisories are held until no commit came for this long (by

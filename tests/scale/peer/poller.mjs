@@ -3,7 +3,7 @@
 // usage: HF_ENDPOINT=http://127.0.0.1:PORT node poller.mjs [--mode poll|listing] REPOS CONCURRENCY CYCLES
 //        (or PEER_MODE=poll|listing; the flag wins; poll is the default)
 //
-// Tracks synthetic/model-00000 .. REPOS-1 (fakehub --synthetic), branch main. A cycle asks every
+// Tracks synthetic/model-00000 .. REPOS-1 (fakehub --synthetic; PEER_IDS names others), branch main. A cycle asks every
 // repo for its head with the library's own call for it, listCommits({revision: "main",
 // batchSize: 1}) (one GET /api/models/{id}/commits/main?limit=1; the library has no refs call),
 // CONCURRENCY repos at a time (the same cap as hubwatch's poll.max_concurrent), and compares it
@@ -44,7 +44,11 @@ if (!hubUrl || args.positionals.length !== 3 || !(repos > 0) || !(concurrency > 
   console.error(usage);
   process.exit(2);
 }
-const ids = Array.from({ length: repos }, (_, r) => `synthetic/model-${String(r).padStart(5, "0")}`);
+// PEER_IDS: a file of repo ids, one a line (fakehub --owners names them owner-NNNN/model-NNNNN);
+// else synthetic/model-00000 ...
+const ids = process.env.PEER_IDS
+  ? readFileSync(process.env.PEER_IDS, "utf8").split(/\s+/).filter(Boolean).slice(0, repos)
+  : Array.from({ length: repos }, (_, r) => `synthetic/model-${String(r).padStart(5, "0")}`);
 const tracked = new Set(ids);
 const heads = new Map();
 let watermark;            // ms since the epoch: the newest lastModified listed so far

@@ -1,0 +1,91 @@
+#include "daemon/app/poll_wiring.h"
+
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+namespace hubwatch::app {
+namespace {
+
+// The listing's watermark in the store: one for the Hub, whichever listings a round read.
+constexpr char kListingSource[] = "hub";
+
+}  // namespace
+
+service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& config, bool has_token) {
+  service::SchedulerOptions s;
+  s.interval_s = config.poll.interval_s;
+  s.max_concurrent = config.poll.max_concurrent;
+  s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token);
+  s.window_s = config.poll.quota_window_s;
+  s.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
+  return s;
+}
+
+pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, const Clock& clock,
+                                         service::ThreadedStoreAccess& store,
+                                         std::shared_ptr<spdlog::logger> log) {
+  pipeline::PollerOptions p;
+  p.interval_s = config.poll.interval_s;
+  p.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
+  p.advise_cosmetic = config.poll.advise_cosmetic;
+  p.settle_window_s = config.poll.settle_window_s;
+  p.clock = &clock;
+  p.log = [log](std::string_view line) { log->info("{}", line); };
+  p.offload = [&store](std::function<void()> work, std::function<void()> then) {
+    store.Write(
+        [work = std::move(work)](store::Store&) {
+          work();
+          return Status::Ok();
+        },
+        [then = std::move(then)](Status) { then(); });
+  };
+  p.writer = &store.writer();
+  p.write_soon = [&store](std::function<Status()> work) {
+    store.WriteSoon([work = std::move(work)](store::Store&) { return work(); });
+  };
+  return p;
+}
+
+service::ListingHints::Options ListingOptions(const service::DaemonConfig& config) {
+  return {.interval_s = config.poll.interval_s,
+          .page_size = static_cast<int>(config.poll.listing_page_size)};
+}
+
+std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonConfig& config,
+                                                        const ListingParts& p) {
+  std::optional<int64_t> watermark;
+  Result<std::map<std::string, int64_t>> stored = p.store->reads().repos().ListingWatermarks();
+  if (stored.ok() && stored->count(kListingSource)) watermark = stored->at(kListingSource);
+  service::ListingHints::Deps deps;
+  deps.io = p.io;
+  deps.clock = p.clock;
+  deps.log = p.log;
+  deps.metrics = p.metrics;
+  deps.hub = p.hub;
+  deps.tracked = [loop = p.loop] {
+    std::vector<std::string> ids;
+    for (const auto& [id, at] : loop->scheduler().due()) ids.push_back(id);
+    return ids;
+  };
+  deps.stored_head = [store = p.store](const std::string& repo) -> std::optional<std::string> {
+    Result<std::optional<std::string>> head = store->reads().repos().GetRefHead(repo, "main");
+    return head.ok() ? *head : std::nullopt;
+  };
+  deps.hint = [loop = p.loop, log = p.log](const std::string& repo, const std::string& sha) {
+    log->debug("{}: the listing shows {}: polling it", repo, sha.substr(0, 12));
+    loop->Hint(repo, store::PollTrigger::kListing);
+  };
+  deps.spend = [loop = p.loop, clock = p.clock](int64_t requests) {
+    loop->scheduler().Spend(requests, clock->UnixSeconds());
+  };
+  deps.save_watermark = [store = p.store, clock = p.clock](int64_t covered_until) {
+    store->WriteSoon([covered_until, now = clock->UnixSeconds()](store::Store& w) {
+      return w.repos().SetListingWatermark(kListingSource, covered_until, now);
+    });
+  };
+  return std::make_unique<service::ListingHints>(std::move(deps), ListingOptions(config),
+                                                 watermark);
+}
+
+}  // namespace hubwatch::app

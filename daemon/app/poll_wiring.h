@@ -1,0 +1,48 @@
+#pragma once
+
+// What the service's polling is built from: the scheduler's and the poller's options from the
+// configuration, and the change-hint listing wired to the service's parts (the poll loop: what is
+// tracked, where hints go, the budget; the store: stored heads, the watermark; the hub client).
+//
+// Thread safety: the network thread. Ownership: borrows everything in ListingParts, which must
+// outlive the ListingHints it makes.
+
+#include <memory>
+#include <optional>
+
+#include "daemon/service/config.h"
+#include "daemon/service/listing_hints.h"
+#include "daemon/service/poll_loop.h"
+#include "daemon/service/store_access.h"
+#include "tracker/pipeline/poller.h"
+
+namespace hubwatch::app {
+
+struct ListingParts {
+  boost::asio::io_context* io = nullptr;
+  const Clock* clock = nullptr;
+  std::shared_ptr<spdlog::logger> log;
+  service::Metrics* metrics = nullptr;
+  hub::HubClient* hub = nullptr;
+  service::ThreadedStoreAccess* store = nullptr;
+  service::PollLoop* loop = nullptr;
+};
+
+// 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
+inline int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
+
+service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& config, bool has_token);
+
+// The poller's options: its heavy work and its writes on the store thread, its lines in `log`.
+pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, const Clock& clock,
+                                         service::ThreadedStoreAccess& store,
+                                         std::shared_ptr<spdlog::logger> log);
+
+// The listing's options in `config`.
+service::ListingHints::Options ListingOptions(const service::DaemonConfig& config);
+
+// A ListingHints reading on from the watermark stored by a previous run; not started.
+std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonConfig& config,
+                                                        const ListingParts& parts);
+
+}  // namespace hubwatch::app
