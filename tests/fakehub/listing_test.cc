@@ -77,7 +77,9 @@ TEST(Listing, SortsNewestFirstWithTheHubsDefaultFields) {
     }
     EXPECT_TRUE(std::regex_match(item["lastModified"].get<std::string>(),
                                  std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z)")));
-    if (i > 0) EXPECT_GE(by_modified[i - 1]["lastModified"], item["lastModified"]);
+    if (i > 0) {
+      EXPECT_GE(by_modified[i - 1]["lastModified"], item["lastModified"]);
+    }
   }
   json by_created = List(*state, "sort=createdAt&direction=-1");
   ASSERT_EQ(by_created.size(), 8u);
@@ -85,7 +87,9 @@ TEST(Listing, SortsNewestFirstWithTheHubsDefaultFields) {
   EXPECT_EQ(by_created[7]["id"], "google/gemma-7b-it");
   for (size_t i = 0; i < by_created.size(); ++i) {
     EXPECT_FALSE(by_created[i].contains("lastModified")) << "only with sort=lastModified";
-    if (i > 0) EXPECT_GE(by_created[i - 1]["createdAt"], by_created[i]["createdAt"]);
+    if (i > 0) {
+      EXPECT_GE(by_created[i - 1]["createdAt"], by_created[i]["createdAt"]);
+    }
   }
 }
 
@@ -353,7 +357,9 @@ TEST(Churn, BackgroundReposInterleaveWithRealOnesAtTheirRate) {
     }
     if (churn && real_seen == 0) churn_before_real = true;
     if (churn && real_seen > 0 && real_seen < 11) churn_after_real = true;
-    if (i > 0) EXPECT_GE(all[i - 1]["lastModified"], all[i]["lastModified"]);
+    if (i > 0) {
+      EXPECT_GE(all[i - 1]["lastModified"], all[i]["lastModified"]);
+    }
     EXPECT_LE(all[i]["lastModified"], FormatIsoTime(t));
   }
   EXPECT_EQ(recent_churn, 120) << "120 a minute";
