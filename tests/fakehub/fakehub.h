@@ -7,11 +7,19 @@
 // gate, rename), the request log, the replay clock. The same controls are on the wire under
 // /_fakehub/ for the fakehub executable.
 //
-// Thread safety: FakeHub runs its own io_context thread; every method may be called from any
-// thread.
+// Change hints: GET /api/models speaks the Hub's listing (camelCase sort keys, descending only,
+// expand[], an opaque keyset cursor in Link; listing.cc), optional background churn makes the
+// Hub-wide feed as noisy as the real one (churn.h), and commits landing on main (replay clock,
+// PushCommit, super-squash) as well as renames and deletions are POSTed as Hub webhooks to a
+// loopback receiver (webhook.h).
+//
+// Thread safety: FakeHub runs its own io_context thread (and, with a webhook, a delivery
+// thread); every method may be called from any thread. FakeHub owns both threads; Stop() (or
+// the destructor) joins them, after which mutations still work but send no webhook.
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +58,15 @@ struct FakeHubOptions {
   int commits_page_size = 50;
   bool relative_links = false;  // Link targets as paths instead of absolute URLs
   std::vector<FakeUser> users;
+  // Background churn (churn.h): this many untracked repos get a new head per minute, on the
+  // replay clock (wall clock in static mode). 0 = none.
+  double churn_per_minute = 0;
+  int churn_repos = 5000;  // the background pool: churn-owner-XXX/bg-model-XXXXX
+  int churn_owners = 500;
+  // Webhooks (webhook.h): "http://127.x.y.z:PORT/path"; any other host is refused by Start().
+  // "" = none. The secret goes in X-Webhook-Secret.
+  std::string webhook_url;
+  std::string webhook_secret;
 };
 
 enum class FaultAction {
@@ -82,9 +99,11 @@ struct FaultRule {
 //  "times": 2, "retry_after": "5", "reset_seconds": 55, "delay_ms": 100}
 Result<FaultRule> ParseFaultRule(std::string_view json);
 
+// One request served, or one webhook delivered (server "webhook", method "POST", path and query
+// of the receiver's URL, status = the receiver's answer or 0 when it could not be reached).
 struct LoggedRequest {
   uint64_t seq = 0;
-  std::string server;  // "hub" or "cdn"
+  std::string server;  // "hub", "cdn" or "webhook"
   std::string method;
   std::string path;  // raw, as sent
   std::string query;
@@ -95,9 +114,11 @@ struct LoggedRequest {
   std::string if_none_match;
   std::string user_agent;
   uint64_t connection = 0;  // per-listener connection number (reuse shows as repeats)
+  std::string body;         // webhook deliveries only: the JSON payload sent
 };
 
 class HubState;
+class WebhookSender;
 
 class FakeHub {
  public:
@@ -118,6 +139,14 @@ class FakeHub {
   Status SetGated(const std::string& repo, std::optional<std::string> mode);
   Status SetDisabled(const std::string& repo, bool disabled);
   Status RenameRepo(const std::string& from, const std::string& to);
+  // Appends a commit on main dated replay-now (wall-clock now in static mode, never before the
+  // current head): `files` (path -> text) are added or replaced as small git files. It shows at
+  // once in refs, commits, tree, resolve and the listing, and fires a webhook. Replay commits of
+  // that repo not yet landed are dropped (main has moved on without them). `new_sha`, when
+  // given, receives the commit id.
+  Status PushCommit(const std::string& repo, const std::map<std::string, std::string>& files,
+                    const std::string& title, std::string* new_sha = nullptr);
+  // Moves the replay clock; commits it passes land now (webhooks are queued before it returns).
   void AdvanceReplayClock(std::chrono::seconds by);
   void ResetRateLimits();
   void SetRelativeLinks(bool relative);
@@ -129,6 +158,7 @@ class FakeHub {
   class Server;
   FakeHub() = default;
   std::shared_ptr<HubState> state_;
+  std::unique_ptr<WebhookSender> webhooks_;  // null without options.webhook_url
   std::unique_ptr<Server> server_;
 };
 

@@ -1,4 +1,5 @@
-// fakehub's JSON endpoints: /api/models listing, model info, commits, tree, refs.
+// fakehub's JSON endpoints: model info, commits, tree, refs (the /api/models listing is in
+// listing.cc).
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -8,9 +9,6 @@
 #include "tests/fakehub/hub_state.h"
 
 namespace hubwatch::fakehub {
-namespace {
-
-using nlohmann::ordered_json;
 
 // As the Hub does, the server answers 400 to anything else.
 const std::set<std::string>& ModelExpandKeys() {
@@ -48,6 +46,10 @@ const std::set<std::string>& ModelExpandKeys() {
                                              "gitalyUid"};
   return keys;
 }
+
+namespace {
+
+using nlohmann::ordered_json;
 
 ordered_json GatedJson(const Repo& repo) {
   return repo.gated ? ordered_json(*repo.gated) : ordered_json(false);
@@ -114,67 +116,6 @@ FakeResponse HubState::JsonWithEtag(const FakeRequest& request, std::string body
   }
   r.body = std::move(body);
   return r;
-}
-
-FakeResponse HubState::ListModels(const FakeRequest& request, const Query& query) {
-  const std::string author = query.count("author") ? query.find("author")->second : "";
-  std::string search = query.count("search") ? query.find("search")->second : "";
-  std::transform(search.begin(), search.end(), search.begin(), ::tolower);
-  const std::string sort = query.count("sort") ? query.find("sort")->second : "";
-  const int direction = ParseInt(query, "direction", -1);
-  const int limit = std::clamp(ParseInt(query, "limit", 1000), 1, 1000);
-  const int offset = std::max(0, ParseInt(query, "cursor", 0));
-  std::vector<const Repo*> matches;
-  for (const Repo& repo : repos_) {
-    if (repo.deleted || repo.is_private || MainHead(repo) < 0) continue;
-    if (!author.empty() && !repo.id.starts_with(author + "/")) continue;
-    std::string lower = repo.id;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    if (!search.empty() && lower.find(search) == std::string::npos) continue;
-    matches.push_back(&repo);
-  }
-  auto head_time = [&](const Repo* r) {
-    return r->commits[static_cast<size_t>(MainHead(*r))].time;
-  };
-  std::stable_sort(matches.begin(), matches.end(), [&](const Repo* a, const Repo* b) {
-    if (sort == "lastModified")
-      return direction < 0 ? head_time(a) > head_time(b) : head_time(a) < head_time(b);
-    if (sort == "createdAt")
-      return direction < 0 ? a->created_at > b->created_at : a->created_at < b->created_at;
-    if (sort == "downloads")
-      return direction < 0 ? a->downloads > b->downloads : a->downloads < b->downloads;
-    return direction < 0 ? a->id > b->id : a->id < b->id;
-  });
-  ordered_json list = ordered_json::array();
-  for (size_t i = static_cast<size_t>(offset);
-       i < matches.size() && i < static_cast<size_t>(offset + limit); ++i) {
-    const Repo& r = *matches[i];
-    const Commit& head = r.commits[static_cast<size_t>(MainHead(r))];
-    list.push_back({{"_id", r.internal_id},
-                    {"id", r.id},
-                    {"author", r.id.substr(0, r.id.find('/'))},
-                    {"sha", head.id},
-                    {"lastModified", head.date},
-                    {"private", r.is_private},
-                    {"gated", GatedJson(r)},
-                    {"downloads", r.downloads},
-                    {"likes", r.likes},
-                    {"tags", r.tags},
-                    {"pipeline_tag", r.pipeline_tag},
-                    {"library_name", r.library_name},
-                    {"createdAt", r.created_at},
-                    {"modelId", r.id}});
-  }
-  FakeResponse response = JsonWithEtag(request, list.dump());
-  if (static_cast<size_t>(offset + limit) < matches.size()) {
-    std::string next = "/api/models?";
-    for (const auto& [k, v] : query) {
-      if (k != "cursor") next += PercentEncode(k, false) + "=" + PercentEncode(v, false) + "&";
-    }
-    next += "cursor=" + std::to_string(offset + limit);
-    response.Set("Link", LinkTo(next));
-  }
-  return response;
 }
 
 FakeResponse HubState::ModelInfo(const FakeRequest& request, const Repo& repo, int commit_index,

@@ -1,5 +1,6 @@
 // fakehub's control surface: fault rules (in-process and POST /_fakehub/faults), repo
 // mutations (super-squash, delete, gate, disable, rename), the request log and the replay clock.
+// Pushes (POST /_fakehub/repos/{id}/commit) are in hub_events.cc.
 
 #include <nlohmann/json.hpp>
 
@@ -51,18 +52,20 @@ const char* ActionName(FaultAction a) {
 }
 
 json LogJson(const LoggedRequest& r) {
-  return {{"seq", r.seq},
-          {"server", r.server},
-          {"method", r.method},
-          {"path", r.path},
-          {"query", r.query},
-          {"status", r.status},
-          {"bytes", r.bytes},
-          {"authorization", r.authorization},
-          {"range", r.range},
-          {"if_none_match", r.if_none_match},
-          {"user_agent", r.user_agent},
-          {"connection", r.connection}};
+  json j = {{"seq", r.seq},
+            {"server", r.server},
+            {"method", r.method},
+            {"path", r.path},
+            {"query", r.query},
+            {"status", r.status},
+            {"bytes", r.bytes},
+            {"authorization", r.authorization},
+            {"range", r.range},
+            {"if_none_match", r.if_none_match},
+            {"user_agent", r.user_agent},
+            {"connection", r.connection}};
+  if (!r.body.empty()) j["body"] = r.body;  // webhook deliveries: the payload, as sent
+  return j;
 }
 
 }  // namespace
@@ -147,10 +150,7 @@ FakeResponse HubState::Control(const FakeRequest& request) {
                            item.value("message", std::string()));
         mutex_.lock();
       } else if (action == "delete_repo") {
-        done = with_repo([](Repo& r) {
-          r.deleted = true;
-          return Status::Ok();
-        });
+        done = DeleteLocked(repo);
       } else if (action == "gate") {
         std::optional<std::string> mode;
         if (item.contains("mode") && item["mode"].is_string())
@@ -165,12 +165,7 @@ FakeResponse HubState::Control(const FakeRequest& request) {
           return Status::Ok();
         });
       } else if (action == "rename") {
-        const std::string to = item.value("to", std::string());
-        done = with_repo([&](Repo& r) {
-          r.renamed_from.push_back(r.id);
-          r.id = to;
-          return Status::Ok();
-        });
+        done = RenameLocked(repo, item.value("to", std::string()));
       } else {
         Result<FaultRule> rule = ParseFaultRule(item.dump());
         if (!rule.ok()) return JsonError(400, "", rule.error().message);
@@ -184,9 +179,13 @@ FakeResponse HubState::Control(const FakeRequest& request) {
     if (m == "POST") {
       json body = json::parse(request.body, nullptr, false);
       if (body.is_object()) replay_offset_ += body.value("advance_seconds", int64_t{0});
+      NoteHeadChanges();
     }
     return PlainJson(200, json{{"now", FormatIsoTime(ReplayNow())},
                                {"mode", options_.mode == Mode::kReplay ? "replay" : "static"}});
+  }
+  if (p.starts_with("/_fakehub/repos/") && p.ends_with("/commit") && m == "POST") {
+    return PushControl(request);
   }
   if (p == "/_fakehub/rate-limits/reset" && m == "POST") {
     window_counts_.clear();
@@ -220,6 +219,7 @@ Status HubState::SuperSquash(const std::string& id, const std::string& branch,
   if (branch != "main") return Error::Unsupported("fakehub squashes main only");
   const int head = MainHead(*repo);
   if (head < 0) return Error::InvalidInput(id + " has no visible commit");
+  NoteHeadChanges();  // what landed before, reported before the squash
   Commit squashed;
   squashed.title = message.empty() ? "Super-squash branch 'main' using huggingface_hub" : message;
   squashed.authors = {"system"};
@@ -233,15 +233,13 @@ Status HubState::SuperSquash(const std::string& id, const std::string& branch,
                         "\n" + std::to_string(repo->commits.size()));
   repo->commits.push_back(std::move(squashed));
   repo->main_override = static_cast<int>(repo->commits.size() - 1);
+  NoteHeadChanges();
   return Status::Ok();
 }
 
 Status HubState::DeleteRepo(const std::string& id) {
   std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
-  repo->deleted = true;
-  return Status::Ok();
+  return DeleteLocked(id);
 }
 
 Status HubState::SetGated(const std::string& id, std::optional<std::string> mode) {
@@ -262,17 +260,22 @@ Status HubState::SetDisabled(const std::string& id, bool disabled) {
 
 Status HubState::RenameRepo(const std::string& from, const std::string& to) {
   std::lock_guard lock(mutex_);
-  Repo* repo = FindRepoById(from);
-  if (repo == nullptr) return Error::InvalidInput("no repo " + from);
-  if (FindRepoById(to) != nullptr) return Error::InvalidInput(to + " exists");
-  repo->renamed_from.push_back(repo->id);
-  repo->id = to;
-  return Status::Ok();
+  return RenameLocked(from, to);
+}
+
+Status HubState::PushCommit(const std::string& id, const std::map<std::string, std::string>& files,
+                            const std::vector<std::string>& removed, const std::string& title,
+                            const std::string& message, std::string* new_sha) {
+  std::lock_guard lock(mutex_);
+  Repo* repo = FindRepoById(id);
+  if (repo == nullptr) return Error::InvalidInput("no repo " + id);
+  return PushLocked(*repo, files, removed, title, message, new_sha);
 }
 
 void HubState::AdvanceReplayClock(std::chrono::seconds by) {
   std::lock_guard lock(mutex_);
   replay_offset_ += by.count();
+  NoteHeadChanges();
 }
 
 void HubState::ResetRateLimits() {

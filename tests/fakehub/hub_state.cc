@@ -101,6 +101,11 @@ HubState::HubState(FakeHubOptions options, std::vector<Repo> repos)
     }
   }
   replay_start_ = options_.replay_start.value_or(earliest == INT64_MAX ? 0 : earliest);
+  churn_.per_minute = options_.churn_per_minute;
+  churn_.repos = options_.churn_repos;
+  churn_.owners = options_.churn_owners;
+  churn_pool_ = MakeChurnPool(churn_);
+  for (const Repo& repo : repos_) notified_head_.push_back(MainHead(repo));
 }
 
 void HubState::SetOrigins(std::string hub, std::string cdn) {
@@ -113,6 +118,20 @@ int64_t HubState::ReplayNow() const {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return replay_start_ + replay_offset_ + static_cast<int64_t>(elapsed * options_.speed);
+}
+
+int64_t HubState::WallNow() const {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t HubState::ChurnNow() const {
+  return options_.mode == Mode::kReplay ? ReplayNow() : WallNow() + replay_offset_;
+}
+
+int64_t HubState::CommitNow() const {
+  return options_.mode == Mode::kReplay ? ReplayNow() : WallNow();
 }
 
 bool HubState::Visible(const Repo& repo, int commit) const {
@@ -266,7 +285,9 @@ FakeResponse HubState::Route(const FakeRequest& request, const Caller& caller) {
     return JsonError(404, "RevisionNotFound", "Invalid rev id: " + rev);
   };
 
-  if (seg.size() == 2 && seg[0] == "api" && seg[1] == "models") return ListModels(request, query);
+  if (seg.size() == 2 && seg[0] == "api" && seg[1] == "models") {
+    return ListModels(request, query, caller.user != nullptr);
+  }
 
   if (seg.size() >= 3 && seg[0] == "api" && seg[1] == "models") {
     RepoMatch match = FindRepo(seg, 2);

@@ -3,20 +3,25 @@
 // The Hub's behaviour, without the network: a parsed request in, a response description out.
 // Routing, auth and gating, rate-limit buckets, fault rules, the request log and repo
 // mutations live here; the Beast server only moves bytes. Split over hub_state.cc (routing,
-// auth, rate limits), hub_control.cc (faults, mutations, /_fakehub/), hub_api.cc (JSON endpoints)
-// and hub_files.cc (resolve, raw, CDN content).
+// auth, rate limits), hub_control.cc (faults, mutations, /_fakehub/), hub_api.cc (JSON endpoints),
+// listing.cc (GET /api/models), hub_events.cc (pushes, heads landing, webhook payloads) and
+// hub_files.cc (resolve, raw, CDN content).
 //
-// Thread safety: every public method locks; the server thread and test threads share it.
+// Thread safety: every public method locks; the server thread, the webhook thread and test
+// threads share it. The webhook sink is called with the lock held: it must only queue.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tests/fakehub/churn.h"
 #include "tests/fakehub/fakehub.h"
 
 namespace hubwatch::fakehub {
@@ -67,10 +72,20 @@ class HubState {
   Status SetGated(const std::string& repo, std::optional<std::string> mode);
   Status SetDisabled(const std::string& repo, bool disabled);
   Status RenameRepo(const std::string& from, const std::string& to);
+  Status PushCommit(const std::string& repo, const std::map<std::string, std::string>& files,
+                    const std::vector<std::string>& removed, const std::string& title,
+                    const std::string& message, std::string* new_sha);
   void AdvanceReplayClock(std::chrono::seconds by);
   void ResetRateLimits();
   void SetRelativeLinks(bool relative);
   size_t repo_count() const;
+
+  // Webhooks (hub_events.cc). The sink receives each payload, in order; nullptr = none. Tick()
+  // notices heads that moved on the replay clock (the server calls it every 50 ms). AppendLog()
+  // records a delivery.
+  void SetWebhookSink(std::function<void(std::string)> sink);
+  void Tick();
+  void AppendLog(LoggedRequest entry);
 
  private:
   using Query = std::multimap<std::string, std::string>;
@@ -94,13 +109,29 @@ class HubState {
                                           const Caller& caller, bool content) const;
   FakeResponse RenameRedirect(const FakeRequest& request, const RepoMatch& match) const;
   int64_t ReplayNow() const;
+  int64_t WallNow() const;    // Unix seconds
+  int64_t ChurnNow() const;   // replay: ReplayNow(); static: WallNow() + replay_offset_
+  int64_t CommitNow() const;  // replay: ReplayNow(); static: WallNow()
   bool Visible(const Repo& repo, int commit) const;
   int MainHead(const Repo& repo) const;
   int ResolveRevision(const Repo& repo, const std::string& rev) const;
   Repo* FindRepoById(const std::string& id);
 
+  // listing.cc
+  FakeResponse ListModels(const FakeRequest& request, const Query& query, bool authenticated);
+
+  // hub_events.cc (all REQUIRE mutex_ held)
+  FakeResponse PushControl(const FakeRequest& request);
+  Status PushLocked(Repo& repo, const std::map<std::string, std::string>& files,
+                    const std::vector<std::string>& removed, const std::string& title,
+                    const std::string& message, std::string* new_sha);
+  Status RenameLocked(const std::string& from, const std::string& to);
+  Status DeleteLocked(const std::string& id);
+  // Queues an update webhook for every repo whose main head moved since the last call.
+  void NoteHeadChanges();
+  void Emit(std::string payload);
+
   // hub_api.cc
-  FakeResponse ListModels(const FakeRequest& request, const Query& query);
   FakeResponse ModelInfo(const FakeRequest& request, const Repo& repo, int commit,
                          const Query& query);
   FakeResponse Commits(const FakeRequest& request, const Repo& repo, const std::string& rev_raw,
@@ -138,6 +169,10 @@ class HubState {
   std::map<std::string, int64_t> window_counts_;
   // FaultRule modifiers picked for the request being handled.
   FaultRule* active_modifier_ = nullptr;
+  ChurnOptions churn_;
+  std::vector<ChurnRepo> churn_pool_;
+  std::function<void(std::string)> webhook_sink_;
+  std::vector<int> notified_head_;  // per repos_ index: main's head last reported, or -1
 };
 
 // Helpers shared by the hub_*.cc files.
@@ -146,5 +181,6 @@ std::string PercentEncode(std::string_view text, bool keep_slash);
 std::vector<std::string> SplitPath(std::string_view path);  // raw segments, no empty ones
 FakeResponse JsonBody(int status, std::string body);        // application/json
 FakeResponse JsonError(int status, const std::string& code, const std::string& message);
+const std::set<std::string>& ModelExpandKeys();  // what expand= accepts (hub_api.cc)
 
 }  // namespace hubwatch::fakehub

@@ -1,7 +1,18 @@
 // fakehub --fixtures DIR [--host 127.0.0.1] [--port N] [--cdn-host 127.0.0.2] [--cdn-port N]
-//         [--mode static|replay] [--speed X] [--replay-start ISO] [--synthetic N]
+//         [--mode static|replay] [--speed X] [--replay-start ISO] [--synthetic N [--owners K]]
+//         [--churn PER_MINUTE] [--webhook URL [--webhook-secret S]]
 //         [--api-quota N] [--resolvers-quota N] [--token TOKEN[:user[:unapproved]]]...
+//         [--relative-links]
 // Prints "fakehub listening on http://HOST:PORT" once ready, then serves until SIGINT/SIGTERM.
+// --synthetic N      N generated repos, "synthetic/model-XXXXX" (synthetic.h); with --owners K,
+//                    "owner-XXXX/model-XXXXX" over K owners with Zipf-skewed sizes (K <= N).
+// --churn R          R background repos per minute get a new head (churn.h): the Hub-wide
+//                    listing is as noisy as the real Hub's. Listing only; R <= 1,000,000.
+// --webhook URL      POST a Hub webhook to URL (http://127.x.y.z:PORT/path only) when a main
+//                    head changes (replay clock, push, super-squash), a repo is renamed or
+//                    deleted; X-Webhook-Secret: S. Deliveries show in GET /_fakehub/log.
+// Control: POST /_fakehub/repos/{ns}/{name}/commit {"files": {"path": "text"}, "title": "..."}
+// pushes a commit on main now (hub_events.cc); see hub_control.cc for the rest of /_fakehub/.
 
 #include <signal.h>
 
@@ -19,8 +30,17 @@ int Usage(const std::string& why) {
   std::cerr << "fakehub: " << why << "\n"
             << "usage: fakehub --fixtures DIR [--host H] [--port N] [--cdn-host H] [--cdn-port N]\n"
             << "               [--mode static|replay] [--speed X] [--replay-start ISO]\n"
-            << "               [--synthetic N] [--api-quota N] [--resolvers-quota N]\n"
-            << "               [--token TOKEN[:USER[:unapproved]]] [--relative-links]\n";
+            << "               [--synthetic N [--owners K]] [--churn PER_MINUTE]\n"
+            << "               [--webhook http://127.0.0.1:PORT/PATH [--webhook-secret S]]\n"
+            << "               [--api-quota N] [--resolvers-quota N]\n"
+            << "               [--token TOKEN[:USER[:unapproved]]] [--relative-links]\n"
+            << "  --synthetic N   N generated repos (synthetic/model-XXXXX); with --owners K,\n"
+            << "                  owner-XXXX/model-XXXXX over K owners, Zipf-skewed sizes\n"
+            << "  --churn R       R untracked background repos per minute get a new head\n"
+            << "                  (listed only, on the replay clock; wall clock when static)\n"
+            << "  --webhook URL   Hub webhooks for new main heads, renames and deletions,\n"
+            << "                  sent to a 127.0.0.0/8 URL with X-Webhook-Secret\n"
+            << "  push a commit:  POST /_fakehub/repos/NS/NAME/commit {\"files\": {...}}\n";
   return 2;
 }
 
@@ -30,6 +50,7 @@ int main(int argc, char** argv) {
   using namespace hubwatch::fakehub;
   FakeHubOptions options;
   int synthetic = 0;
+  int owners = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -54,6 +75,14 @@ int main(int argc, char** argv) {
         options.speed = std::stod(value());
       else if (arg == "--synthetic")
         synthetic = std::stoi(value());
+      else if (arg == "--owners")
+        owners = std::stoi(value());
+      else if (arg == "--churn")
+        options.churn_per_minute = std::stod(value());
+      else if (arg == "--webhook")
+        options.webhook_url = value();
+      else if (arg == "--webhook-secret")
+        options.webhook_secret = value();
       else if (arg == "--api-quota")
         options.api_quota = std::stoll(value());
       else if (arg == "--resolvers-quota")
@@ -97,9 +126,14 @@ int main(int argc, char** argv) {
   }
   if (options.fixtures_dir.empty() && synthetic == 0)
     return Usage("--fixtures or --synthetic is required");
+  if (owners < 0 || (owners > 0 && owners > synthetic))
+    return Usage("--owners K needs --synthetic N with 0 < K <= N");
+  if (!(options.churn_per_minute >= 0 && options.churn_per_minute <= 1e6))
+    return Usage("--churn is 0 to 1000000 changes per minute");
   if (synthetic > 0) {
     SyntheticOptions s;
     s.repos = synthetic;
+    s.owners = owners;
     options.extra_repos = GenerateSyntheticRepos(s);
   }
   sigset_t signals;

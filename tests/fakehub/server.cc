@@ -12,6 +12,7 @@
 #include "tests/fakehub/fakehub.h"
 #include "tests/fakehub/fixture_loader.h"
 #include "tests/fakehub/hub_state.h"
+#include "tests/fakehub/webhook.h"
 
 namespace hubwatch::fakehub {
 namespace {
@@ -208,16 +209,17 @@ class FakeHub::Server {
         cdn_(std::make_shared<Listener>(io_, state, "cdn")) {}
   ~Server() { Stop(); }
 
-  Status Start(const FakeHubOptions& options, HubState& state) {
+  Status Start(const FakeHubOptions& options, std::shared_ptr<HubState> state, bool watch_clock) {
     Result<uint16_t> hub_port = hub_->Bind(options.host, options.port);
     if (!hub_port.ok()) return hub_port.error();
     Result<uint16_t> cdn_port = cdn_->Bind(options.cdn_host, options.cdn_port);
     if (!cdn_port.ok()) return cdn_port.error();
     endpoint_ = "http://" + options.host + ":" + std::to_string(*hub_port);
     cdn_endpoint_ = "http://" + options.cdn_host + ":" + std::to_string(*cdn_port);
-    state.SetOrigins(endpoint_, cdn_endpoint_);
+    state->SetOrigins(endpoint_, cdn_endpoint_);
     hub_->Accept();
     cdn_->Accept();
+    if (watch_clock) Watch(std::move(state));
     thread_ = std::thread([this] { io_.run(); });
     return Status::Ok();
   }
@@ -232,11 +234,23 @@ class FakeHub::Server {
     thread_.join();
   }
 
+  // Every 50 ms on the io thread: heads that moved on the replay clock become webhooks (queued
+  // only; the sender's own thread delivers them).
+  void Watch(std::shared_ptr<HubState> state) {
+    tick_.expires_after(std::chrono::milliseconds(50));
+    tick_.async_wait([this, state = std::move(state)](beast::error_code ec) mutable {
+      if (ec) return;
+      state->Tick();
+      Watch(std::move(state));
+    });
+  }
+
   std::string endpoint_;
   std::string cdn_endpoint_;
 
  private:
   asio::io_context io_;
+  asio::steady_timer tick_{io_};
   std::shared_ptr<Listener> hub_;
   std::shared_ptr<Listener> cdn_;
   std::thread thread_;
@@ -251,17 +265,37 @@ Result<std::unique_ptr<FakeHub>> FakeHub::Start(FakeHubOptions options) {
   }
   for (Repo& repo : options.extra_repos) repos.push_back(std::move(repo));
   options.extra_repos.clear();
+  std::optional<WebhookTarget> webhook;
+  if (!options.webhook_url.empty()) {
+    Result<WebhookTarget> target = ParseWebhookUrl(options.webhook_url);
+    if (!target.ok()) return target.error();
+    webhook = std::move(target).value();
+  }
   std::unique_ptr<FakeHub> hub(new FakeHub());
   hub->state_ = std::make_shared<HubState>(options, std::move(repos));
+  if (webhook) {
+    HubState* state = hub->state_.get();  // outlives the sender: ~FakeHub stops it first
+    hub->webhooks_ = std::make_unique<WebhookSender>(
+        std::move(*webhook), options.webhook_secret,
+        [state](LoggedRequest entry) { state->AppendLog(std::move(entry)); });
+  }
   hub->server_ = std::make_unique<Server>(hub->state_);
-  Status started = hub->server_->Start(options, *hub->state_);
+  Status started = hub->server_->Start(options, hub->state_, webhook.has_value());
   if (!started.ok()) return started.error();
+  if (hub->webhooks_) {
+    WebhookSender* sender = hub->webhooks_.get();
+    hub->state_->SetWebhookSink([sender](std::string body) { sender->Enqueue(std::move(body)); });
+  }
   return hub;
 }
 
 FakeHub::~FakeHub() { Stop(); }
 void FakeHub::Stop() {
   if (server_) server_->Stop();
+  if (webhooks_) {
+    state_->SetWebhookSink(nullptr);
+    webhooks_->Stop();
+  }
 }
 std::string FakeHub::endpoint() const { return server_->endpoint_; }
 std::string FakeHub::cdn_endpoint() const { return server_->cdn_endpoint_; }
@@ -282,6 +316,10 @@ Status FakeHub::SetDisabled(const std::string& repo, bool disabled) {
 }
 Status FakeHub::RenameRepo(const std::string& from, const std::string& to) {
   return state_->RenameRepo(from, to);
+}
+Status FakeHub::PushCommit(const std::string& repo, const std::map<std::string, std::string>& files,
+                           const std::string& title, std::string* new_sha) {
+  return state_->PushCommit(repo, files, {}, title, "", new_sha);
 }
 void FakeHub::AdvanceReplayClock(std::chrono::seconds by) { state_->AdvanceReplayClock(by); }
 void FakeHub::ResetRateLimits() { state_->ResetRateLimits(); }

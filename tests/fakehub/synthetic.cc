@@ -1,19 +1,69 @@
 #include "tests/fakehub/synthetic.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tests/fakehub/hashing.h"
 
 namespace hubwatch::fakehub {
+namespace {
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// owner of repo r, for every r: each owner's count from SyntheticOwnerSizes, dealt in an order
+// shuffled by a fixed seed (Fisher-Yates over SplitMix64, the same on every platform).
+std::vector<int> OwnerOfRepo(int repos, int owners) {
+  std::vector<int> sizes = SyntheticOwnerSizes(repos, owners);
+  std::vector<int> owner_of;
+  owner_of.reserve(static_cast<size_t>(repos));
+  for (int o = 0; o < owners; ++o)
+    owner_of.insert(owner_of.end(), static_cast<size_t>(sizes[o]), o);
+  uint64_t state = 0x6675686b6875622ull;
+  for (size_t i = owner_of.size(); i > 1; --i) {
+    std::swap(owner_of[i - 1], owner_of[SplitMix64(state) % i]);
+  }
+  return owner_of;
+}
+
+}  // namespace
+
+std::vector<int> SyntheticOwnerSizes(int repos, int owners) {
+  if (owners <= 0 || repos < owners) return {};
+  std::vector<double> weight(static_cast<size_t>(owners));
+  double total = 0;
+  for (int i = 0; i < owners; ++i) total += weight[static_cast<size_t>(i)] = 1.0 / (i + 1);
+  const int extra = repos - owners;
+  std::vector<int> sizes(static_cast<size_t>(owners), 1);
+  int dealt = 0;
+  for (int i = 0; i < owners; ++i) {
+    const int n = static_cast<int>(extra * weight[static_cast<size_t>(i)] / total);
+    sizes[static_cast<size_t>(i)] += n;
+    dealt += n;
+  }
+  for (int i = 0; dealt < extra; i = (i + 1) % owners, ++dealt) ++sizes[static_cast<size_t>(i)];
+  return sizes;
+}
 
 std::vector<Repo> GenerateSyntheticRepos(const SyntheticOptions& options) {
   std::vector<Repo> repos;
   const int64_t start = ParseIsoTime(options.first_date).value_or(1735689600);
+  const std::vector<int> owner_of =
+      options.owners > 0 ? OwnerOfRepo(options.repos, options.owners) : std::vector<int>{};
   for (int r = 0; r < options.repos; ++r) {
     char name[64];
     std::snprintf(name, sizeof name, "%05d", r);
     Repo meta;
     meta.id = options.prefix + name;
+    if (!owner_of.empty()) {
+      char owner[32];
+      std::snprintf(owner, sizeof owner, "owner-%04d", owner_of[static_cast<size_t>(r)]);
+      meta.id = std::string(owner) + "/model-" + name;
+    }
     meta.pipeline_tag = "text-generation";
     meta.library_name = "transformers";
     meta.tags = {"transformers", "safetensors", "llama", "synthetic"};

@@ -1,9 +1,13 @@
 #pragma once
 
-// N synthetic repos for scale benchmarks and pagination edges: "synthetic/model-00000", ...
-// Each has `commits` commits (the first adds config.json, tokenizer_config.json and, when
-// `tensors_per_file` > 0, a virtual model.safetensors; later ones change config.json),
-// plus `extra_files` small files in the first commit. Deterministic for given options.
+// N synthetic repos for scale benchmarks and pagination edges: "synthetic/model-00000", ...,
+// or, with `owners` = K > 0, "owner-XXXX/model-XXXXX" over K owners whose sizes are skewed like
+// the Hub's (Zipf: owner i gets about (N - K) / (H_K * (i + 1)) repos on top of the one every
+// owner has; repos are dealt to owners in a fixed shuffled order, so an owner's repos are spread
+// over time). Repo r's commit c is dated first_date + r * 60 + c * 3600 either way. Each has
+// `commits` commits (the first adds config.json, tokenizer_config.json and, when `tensors_per_file`
+// > 0, a virtual model.safetensors; later ones change config.json), plus `extra_files` small files
+// in the first commit. Deterministic for given options.
 
 #include <string>
 #include <vector>
@@ -17,10 +21,15 @@ struct SyntheticOptions {
   int commits = 3;
   int extra_files = 0;
   int tensors_per_file = 8;
-  std::string prefix = "synthetic/model-";
+  std::string prefix = "synthetic/model-";  // used when owners == 0
+  int owners = 0;                           // K > 0: "owner-XXXX/model-XXXXX"; REQUIRES K <= N
   std::string first_date = "2025-01-01T00:00:00.000Z";
 };
 
 std::vector<Repo> GenerateSyntheticRepos(const SyntheticOptions& options);
+
+// The repo count of each of `owners` owners for `repos` repos (Zipf, each >= 1, descending,
+// summing to `repos`). REQUIRES 0 < owners <= repos.
+std::vector<int> SyntheticOwnerSizes(int repos, int owners);
 
 }  // namespace hubwatch::fakehub
