@@ -63,6 +63,19 @@ class HintsTest : public ServiceTest {
     return false;
   }
 
+  // The repo row is written when the poll ends, after its revisions: wait for it to say how.
+  std::optional<store::PollTrigger> WaitForFoundBy(const std::string& repo,
+                                                   store::PollTrigger want, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    std::optional<store::PollTrigger> found;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (auto r = Repo(repo)) found = r->last_change_found_by;
+      if (found == want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return found;
+  }
+
   // Refs requests fakehub answered for `repo` since the log was cleared.
   int RefsRequests(const std::string& repo) {
     int n = 0;
@@ -101,9 +114,7 @@ TEST_F(HintsTest, TheListingPollsOnlyTheRepoThatMovedAndSaysSo) {
       << "within one listing interval and a few seconds";
   EXPECT_GE(RefsRequests(kLlama), 1);
   EXPECT_EQ(RefsRequests(kGemma), 0);
-  ASSERT_TRUE(Repo(kLlama));
-  ASSERT_TRUE(Repo(kLlama)->last_change_found_by);
-  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kListing);
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kListing, 5), store::PollTrigger::kListing);
 
   const uint16_t port = service_->api_port();
   const std::string metrics = Request(port, "GET", "/metrics").body;
@@ -153,7 +164,7 @@ TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
   EXPECT_EQ(accepted.json()["repo"], kLlama);
   ASSERT_TRUE(WaitForRevisions(kLlama, 4, 5));
   EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(3));
-  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kWebhook);
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kWebhook, 5), store::PollTrigger::kWebhook);
   EXPECT_EQ(RefsRequests(kGemma), 0);
   // Other scopes and repos we do not track are ignored.
   const std::string discussion =
@@ -182,8 +193,8 @@ TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMis
   WaitForFirstPolls();
   hub_->AdvanceReplayClock(std::chrono::hours(10));
   ASSERT_TRUE(WaitForRevisions(kLlama, 4, 15));
-  ASSERT_TRUE(Repo(kLlama)->last_change_found_by);
-  EXPECT_EQ(*Repo(kLlama)->last_change_found_by, store::PollTrigger::kReconcile);
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kReconcile, 5),
+            store::PollTrigger::kReconcile);
   const std::string metrics = Request(service_->api_port(), "GET", "/metrics").body;
   EXPECT_NE(metrics.find("hubwatch_hint_misses_total 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("hubwatch_listing_rounds_total{outcome=\"error\"}"), std::string::npos);
