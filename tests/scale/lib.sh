@@ -22,6 +22,7 @@ FAKEHUB_PORT=${FAKEHUB_PORT:-18931}
 CDN_PORT=${CDN_PORT:-18932}
 
 WORK=${WORK:-$(mktemp -d /tmp/hubwatch-scale.XXXXXX)}
+mkdir -p "$WORK"
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
