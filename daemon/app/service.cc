@@ -173,7 +173,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
       log_->info("{}: untracked, the configuration no longer lists it", id);
     }
     for (const store::RepoRecord& r : wrote.repos) {
-      if (!scheduler.tracked(r.id)) scheduler.Track(r.id, r.next_poll_at);
+      if (!scheduler.tracked(r.id)) scheduler.Track(r.id, scheduler.Batched(r.next_poll_at));
     }
     UpdateRepoGauge();
     webhooks_->Apply(config.config.webhooks, wrote.all_subscriptions, wrote.subscriptions);

@@ -418,9 +418,7 @@ Result<std::string> ReadBounded(const std::string& path, size_t max, const std::
   if (IsDirectory(path)) return Bad(where + shown + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Bad(where + "cannot read " + shown + ": " + std::strerror(errno));
-  // Reads up to max + 1 bytes in chunks: what the file holds, not the cap, is allocated (a
-  // 64 MiB buffer per load was the daemon's peak RSS).
-  std::string text;
+  std::string text;  // grows with what the file holds, not with the cap
   char chunk[64 * 1024];
   while (text.size() <= max && in) {
     in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max + 1 - text.size())));

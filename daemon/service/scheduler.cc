@@ -137,7 +137,14 @@ int64_t Scheduler::Align(const std::string& repo, int64_t t, Slots slots) const 
   const int64_t phase = Phase(repo, interval);
   int64_t slot = t - ((t - phase) % interval + interval) % interval;
   if (slot < t) slot += interval;
-  return slot;
+  return slots == Slots::kReconcile ? Batched(slot) : slot;
+}
+
+int64_t Scheduler::Batched(int64_t t) const {
+  constexpr int64_t kMaxBatchS = 60;
+  if (options_.reconcile_interval_s <= 0 || t <= 0) return t;
+  const int64_t quantum = std::clamp<int64_t>(options_.interval_s, 1, kMaxBatchS);
+  return (t + quantum - 1) / quantum * quantum;
 }
 
 }  // namespace hubwatch::service

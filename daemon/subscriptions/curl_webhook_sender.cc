@@ -21,6 +21,7 @@ using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
 
 constexpr size_t kMaxResponseBytes = 64 << 10;
 constexpr std::chrono::milliseconds kMaxConnectTimeout{10'000};
+constexpr int kIdleWaitMs = 60'000;  // nothing in flight: wait for a wakeup
 
 void GlobalInit() {
   static std::once_flag once;
@@ -191,7 +192,9 @@ class CurlWebhookSender::Worker {
         Complete(std::move(it->second), code);
         running.erase(it);
       }
-      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+      // Idle, it sleeps until Post or Shutdown wakes it (curl_multi_wakeup is not lost when it
+      // comes first); the bound is a safety net, not a tick.
+      curl_multi_poll(multi_, nullptr, 0, running.empty() ? kIdleWaitMs : 1000, nullptr);
     }
     for (auto& [easy, t] : running) {
       curl_multi_remove_handle(multi_, easy);

@@ -64,8 +64,8 @@ class HintsTest : public ServiceTest {
   }
 
   // The repo row is written when the poll ends, after its revisions: wait for it to say how.
-  std::optional<store::PollTrigger> WaitForFoundBy(const std::string& repo,
-                                                   store::PollTrigger want, int seconds) {
+  std::optional<store::PollTrigger> WaitForFoundBy(const std::string& repo, store::PollTrigger want,
+                                                   int seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::optional<store::PollTrigger> found;
     while (std::chrono::steady_clock::now() < deadline) {

@@ -147,7 +147,10 @@ TEST(SchedulerHints, ReconcileSlotsSpreadReposOverTheReconcileWindow) {
     const int64_t next = *s.next_poll_at(repo);
     EXPECT_GE(next, now + 900);
     EXPECT_LT(next, now + 900 + reconcile);
-    EXPECT_EQ((next - Scheduler::Phase(repo, reconcile)) % reconcile, 0);
+    EXPECT_EQ(next % 60, 0) << "batched by the minute";
+    const int64_t past_phase = (next - Scheduler::Phase(repo, reconcile)) % reconcile;
+    EXPECT_GE(past_phase, 0);
+    EXPECT_LT(past_phase, 60);
     hours.insert((next - now) / 3600);
   }
   EXPECT_EQ(hours.size(), 7u);  // every hour of the six-hour window (and the 900 s past it)
@@ -165,6 +168,24 @@ TEST(SchedulerHints, ListingRequestsCountAgainstTheBudget) {
   EXPECT_TRUE(s.TakeDue(600).empty());
   EXPECT_EQ(*s.NextWake(600), 900);  // the next window
   EXPECT_EQ(s.TakeDue(900).size(), 1u);
+}
+
+TEST(SchedulerHints, ReconcilePollsDueInTheSameMinuteShareOneWake) {
+  Scheduler s({.interval_s = 900, .reconcile_interval_s = 21600, .max_concurrent = 1000});
+  EXPECT_EQ(s.Batched(0), 0) << "due now stays due now";
+  EXPECT_EQ(s.Batched(1'000'001), 1'000'020);
+  EXPECT_EQ(s.Batched(1'000'020), 1'000'020);
+  // Stored next poll times spread over a minute wake the scheduler once.
+  for (int i = 0; i < 30; ++i) {
+    s.Track("org/model-" + std::to_string(i), s.Batched(999'961 + 2 * i));  // ... 1'000'019
+  }
+  EXPECT_EQ(s.NextWake(999'950), 1'000'020);
+  EXPECT_EQ(s.TakeDue(1'000'020).size(), 30u);
+  // The listing interval under a minute is the quantum; hints off, nothing is rounded.
+  s.SetOptions({.interval_s = 10, .reconcile_interval_s = 3600});
+  EXPECT_EQ(s.Batched(1'000'001), 1'000'010);
+  s.SetOptions({.interval_s = 900});
+  EXPECT_EQ(s.Batched(1'000'001), 1'000'001);
 }
 
 }  // namespace
