@@ -59,6 +59,7 @@ JSON
 config=$work/hubwatch.json
 echo "demo: fakehub replays $(( (last - first) / 86400 )) days of Hub history at ${speed}x on $endpoint"
 echo "demo: hubwatch serve --config $config   (Ctrl-C stops)"
+echo "demo: open $api/ in a browser: every tracked model's page (e.g. $api/models/google/gemma-2-9b-it)"
 echo "demo: in another shell, try:"
 echo "  curl -s $api/api/v1/repos"
 echo "  curl -s '$api/api/v1/repos/meta-llama/Meta-Llama-3-8B-Instruct/changes?kind=config'"

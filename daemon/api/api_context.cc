@@ -197,6 +197,7 @@ Router BuildRouter(const ApiContext& ctx) {
   RegisterAdminRoutes(router, ctx);
   RegisterServiceRoutes(router, ctx);
   RegisterHubWebhookRoute(router, ctx);
+  RegisterPageRoutes(router, ctx);
   return router;
 }
 

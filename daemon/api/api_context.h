@@ -19,9 +19,11 @@
 
 #include "daemon/api/api_server.h"
 #include "daemon/api/http_message.h"
+#include "daemon/api/query_params.h"
 #include "daemon/api/router.h"
 #include "daemon/service/config.h"
 #include "estimator/base/result.h"
+#include "estimator/estimate.h"
 #include "tracker/store/records.h"
 
 namespace hubwatch::service {
@@ -92,6 +94,13 @@ std::string StringAt(const nlohmann::json& j, std::string_view pointer);
 // "http://<Host>" for links in the feed; the listen address when Host is missing or odd.
 std::string BaseUrl(const ApiContext& ctx, const HttpRequest& request);
 
+// The "error" text of a JSON error reply ("" when it is not one).
+std::string ErrorMessage(const HttpReply& reply);
+
+// The estimator's input from POST /api/v1/plan's query (?seq, batch, context, lora_rank, cards,
+// preset), shared with the /plan form.
+Result<EstimateInput> PlanInputFromQuery(const QueryParams& query);
+
 // JSON views of store records.
 nlohmann::json RepoJson(const store::RepoRecord& repo);
 nlohmann::json RevisionJson(const store::RevisionRecord& revision);
@@ -107,6 +116,11 @@ void RegisterPlanRoute(Router& router, const ApiContext& ctx);
 void RegisterAdminRoutes(Router& router, const ApiContext& ctx);
 void RegisterServiceRoutes(Router& router, const ApiContext& ctx);
 void RegisterHubWebhookRoute(Router& router, const ApiContext& ctx);
+// The pages a person reads (routes_page*.cc): the model page and its twin, the index, /plan,
+// /changes and the stylesheet.
+void RegisterPageRoutes(Router& router, const ApiContext& ctx);
+void RegisterPageListRoutes(Router& router, const ApiContext& ctx);
+void RegisterPagePlanRoutes(Router& router, const ApiContext& ctx);
 
 // Every route above, in one router.
 Router BuildRouter(const ApiContext& ctx);

@@ -17,7 +17,9 @@ constexpr int64_t kMaxTokens = int64_t{1} << 24;
 constexpr int64_t kMaxBatch = 1 << 16;
 constexpr int64_t kMaxRank = 1 << 16;
 
-Result<EstimateInput> InputFromQuery(const QueryParams& query) {
+}  // namespace
+
+Result<EstimateInput> PlanInputFromQuery(const QueryParams& query) {
   Result<Assumptions> assumptions = PresetAssumptions(query.Get("preset").value_or("hubwatch"));
   if (!assumptions.ok()) return assumptions.error();
   EstimateInput input;
@@ -42,10 +44,12 @@ Result<EstimateInput> InputFromQuery(const QueryParams& query) {
   return input;
 }
 
+namespace {
+
 void Plan(const HttpRequest& request, Respond respond) {
   Result<QueryParams> query = QueryParams::Parse(request.query);
   if (!query.ok()) return respond(BadRequest(query.error().message));
-  Result<EstimateInput> input = InputFromQuery(*query);
+  Result<EstimateInput> input = PlanInputFromQuery(*query);
   if (!input.ok()) return respond(BadRequest(input.error().message));
   if (request.body.empty()) return respond(BadRequest("the body must be a config.json"));
   Result<Estimate> estimate = EstimateModelFromText(request.body, *input);

@@ -16,47 +16,49 @@
 
 namespace hubwatch::api::testing {
 
-Status BuildFixtureDb(const std::string& path) {
+Status PollFixtureRepos(const std::string& fixtures_dir, store::Store& store,
+                        const std::vector<std::string>& repos) {
   constexpr const char kToken[] = "hf_api_test_token";
   fakehub::FakeHubOptions options;
-  options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
+  options.fixtures_dir = fixtures_dir;
   options.users = {{kToken, "hubwatch-tests", true}};
   auto hub = fakehub::FakeHub::Start(std::move(options));
   if (!hub.ok()) return hub.error();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
-  {
-    auto opened = store::Store::Open(path);
-    if (!opened.ok()) return opened.error();
-    std::unique_ptr<store::Store> store = std::move(opened).value();
-    boost::asio::io_context io;
-    hub::HubClientOptions client;
-    client.settings.endpoint = (*hub)->endpoint();
-    client.settings.token = hub::Secret(kToken);
-    client.retry.base = std::chrono::milliseconds(1);
-    client.retry.cap = std::chrono::milliseconds(2);
-    hub::HubStack stack(io, client);
-    for (const char* repo : {kLlama, kMistral}) {
-      if (Status s =
-              store->repos().AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
-          !s.ok()) {
-        return s;
-      }
-      const ManualClock ingest_clock(kIngestNow);
-      pipeline::PollerOptions poll;
-      poll.clock = &ingest_clock;
-      pipeline::Poller poller(stack.client(), *store, poll);
-      std::optional<pipeline::PollReport> report;
-      poller.Poll(repo, [&](pipeline::PollReport r) { report = std::move(r); });
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-      while (!report && std::chrono::steady_clock::now() < deadline) {
-        io.restart();
-        io.run_one_for(std::chrono::milliseconds(100));
-      }
-      if (!report) return Error::Io(std::string("polling ") + repo + " did not finish");
-      if (!report->ok) return Error::Io(std::string("polling ") + repo + ": " + report->error);
+  boost::asio::io_context io;
+  hub::HubClientOptions client;
+  client.settings.endpoint = (*hub)->endpoint();
+  client.settings.token = hub::Secret(kToken);
+  client.retry.base = std::chrono::milliseconds(1);
+  client.retry.cap = std::chrono::milliseconds(2);
+  hub::HubStack stack(io, client);
+  for (const std::string& repo : repos) {
+    if (Status s = store.repos().AddRepo({.id = repo, .refs = {"main"}, .added_at = kIngestNow});
+        !s.ok()) {
+      return s;
     }
+    const ManualClock ingest_clock(kIngestNow);
+    pipeline::PollerOptions poll;
+    poll.clock = &ingest_clock;
+    pipeline::Poller poller(stack.client(), store, poll);
+    std::optional<pipeline::PollReport> report;
+    poller.Poll(repo, [&](pipeline::PollReport r) { report = std::move(r); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!report && std::chrono::steady_clock::now() < deadline) {
+      io.restart();
+      io.run_one_for(std::chrono::milliseconds(100));
+    }
+    if (!report) return Error::Io("polling " + repo + " did not finish");
+    if (!report->ok) return Error::Io("polling " + repo + ": " + report->error);
   }
   return Status::Ok();
+}
+
+Status BuildFixtureDb(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  auto opened = store::Store::Open(path);
+  if (!opened.ok()) return opened.error();
+  return PollFixtureRepos(std::string(HUBWATCH_FIXTURES_DIR) + "/hub", **opened,
+                          {kLlama, kMistral});
 }
 
 const std::string& FixtureDb() {

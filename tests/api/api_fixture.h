@@ -6,14 +6,24 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "estimator/base/result.h"
+
+namespace hubwatch::store {
+class Store;
+}
 
 namespace hubwatch::api::testing {
 
 inline constexpr const char kLlama[] = "meta-llama/Meta-Llama-3-8B-Instruct";
 inline constexpr const char kMistral[] = "mistralai/Mistral-7B-Instruct-v0.3";
 inline constexpr int64_t kIngestNow = 1733145155;  // 2024-12-02T13:12:35Z
+
+// Polls `repos` once each from fakehub serving `fixtures_dir` into `store`, ingesting at
+// kIngestNow.
+Status PollFixtureRepos(const std::string& fixtures_dir, store::Store& store,
+                        const std::vector<std::string>& repos);
 
 // Polls both repos once into a new database at `path` (removed first).
 Status BuildFixtureDb(const std::string& path);

@@ -13,6 +13,7 @@ folders on one line are peers and must not include each other):
     tracker/store
     tracker/pipeline
     daemon/service
+    daemon/page
     daemon/api
     daemon/subscriptions
     daemon/app
@@ -40,6 +41,7 @@ LAYERS = [
     ["tracker/store"],
     ["tracker/pipeline"],
     ["daemon/service"],
+    ["daemon/page"],
     ["daemon/api"],
     ["daemon/subscriptions"],
     ["daemon/app"],

@@ -43,6 +43,20 @@ Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query)
   return Collect(q, "listing changes", ReadChange);
 }
 
+Result<std::vector<ChangeRecord>> RevisionStore::BrowseChanges(const ChangeBrowse& browse) {
+  static const std::string sql = std::string(kChangeColumns) +
+                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
+                                 "AND (?3 = '' OR impact = ?3) AND (?4 = 0 OR id < ?4) "
+                                 "ORDER BY id DESC LIMIT ?5";
+  HW_PREPARE(q, sql);
+  q.Bind(1, browse.repo)
+      .Bind(2, browse.kind)
+      .Bind(3, browse.impact)
+      .Bind(4, browse.before_id)
+      .Bind(5, browse.limit > 0 ? browse.limit : int64_t{-1});
+  return Collect(q, "browsing changes", ReadChange);
+}
+
 Result<std::vector<ChangeRecord>> RevisionStore::ChangesOf(const std::string& repo,
                                                            const std::string& sha) {
   static const std::string sql =

@@ -30,6 +30,15 @@ struct CachedResponse {
   std::string headers;  // JSON array of [name, value] pairs
 };
 
+// A page of changes, newest first: "" / 0 = any.
+struct ChangeBrowse {
+  std::string repo{};
+  std::string kind{};
+  std::string impact{};
+  int64_t before_id = 0;  // only changes with id < this
+  int64_t limit = 50;
+};
+
 class RevisionStore {
  public:
   RevisionStore(Database& db, AdvisoryStore& advisories) : db_(db), advisories_(advisories) {}
@@ -50,6 +59,8 @@ class RevisionStore {
   Result<IngestOutcome> Ingest(const RevisionIngest& ingest);
 
   Result<std::vector<ChangeRecord>> ListChanges(const Query& query);
+  // Changes newest first (by id), filtered as `browse` says.
+  Result<std::vector<ChangeRecord>> BrowseChanges(const ChangeBrowse& browse);
   Result<std::vector<ChangeRecord>> ChangesOf(const std::string& repo, const std::string& sha);
   // The revision of the most recent change of this kind and path, if any: where the current
   // state of that file (or aspect) first appeared.

@@ -1,0 +1,110 @@
+// The model page: GET /models/{ns}/{name}[?revision=SHA], its Markdown twin
+// GET /models/{ns}/{name}.md, and the pages' stylesheet GET /page.css.
+//
+// The ETag covers what the page shows: the repo's state, the revision shown, the stored history
+// (its length, newest revision and newest change), the host the commands name, and the code
+// version (which fixes the estimate of a revision). A matching If-None-Match answers 304 before
+// the estimate is computed.
+
+#include <nlohmann/json.hpp>
+
+#include "daemon/api/api_context.h"
+#include "daemon/api/page_reply.h"
+#include "daemon/api/query_params.h"
+#include "daemon/page/model_page.h"
+#include "daemon/page/render.h"
+#include "daemon/page/stylesheet.h"
+#include "tracker/hub/repo_id.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::api {
+namespace {
+
+// Revisions the page lists; older ones are in the revision history JSON.
+constexpr int64_t kMaxHistory = 200;
+
+void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
+               Respond respond) {
+  std::string name = params.count("name") ? params.at("name") : "";
+  const bool markdown = name.size() > 3 && name.ends_with(".md");
+  if (markdown) name.resize(name.size() - 3);
+  const std::string repo = (params.count("ns") ? params.at("ns") : "") + "/" + name;
+  if (Status s = hub::ValidateRepoId(repo); !s.ok()) {
+    return respond(PageError(request, 400, s.error().message));
+  }
+  Result<QueryParams> query = QueryParams::Parse(request.query);
+  if (!query.ok()) return respond(PageError(request, 400, query.error().message));
+  store::Store& store = ctx.reads();
+  Result<std::optional<store::RepoRecord>> record = store.repos().GetRepo(repo);
+  if (!record.ok()) return respond(PageError(request, 500, record.error().message));
+  if (!record->has_value()) {
+    return respond(PageError(request, 404, "repo " + repo + " is not tracked"));
+  }
+  std::string sha;
+  if (std::optional<std::string> revision = query->Get("revision")) {
+    if (auto failed = ResolveRevision(ctx, repo, *revision, "revision", &sha)) {
+      return respond(PageError(request, failed->status, ErrorMessage(*failed)));
+    }
+  }
+  Result<std::vector<page::RevisionHistory>> history = page::LoadHistory(store, repo, kMaxHistory);
+  if (!history.ok()) return respond(PageError(request, 500, history.error().message));
+  if (sha.empty()) {
+    for (const page::RevisionHistory& h : *history) {
+      if (!h.revision.rewritten_away) {
+        sha = h.revision.sha;
+        break;
+      }
+    }
+  }
+  int64_t newest_change = 0;
+  for (const page::RevisionHistory& h : *history) {
+    for (const store::ChangeRecord& c : h.changes) newest_change = std::max(newest_change, c.id);
+  }
+  const std::string base_url = BaseUrl(ctx, request);
+  PageTag tag;
+  tag.Add(markdown ? "md" : "html").Add(repo).Add(store::RepoStateName((*record)->state));
+  tag.Add((*record)->state_detail).Add(sha).Add(static_cast<int64_t>(history->size()));
+  tag.Add(history->empty() ? "" : history->front().revision.sha).Add(newest_change).Add(base_url);
+  const std::string etag = tag.Value();
+  const char* type = markdown ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8";
+  if (NotModified(request, etag)) return respond(PageReply(request, 200, type, "", etag));
+
+  page::RevisionEstimate estimate;
+  if (!sha.empty()) {
+    Result<page::RevisionEstimate> e = page::EstimateRevision(store, repo, sha);
+    if (!e.ok()) return respond(PageError(request, 500, e.error().message));
+    estimate = std::move(e).value();
+  }
+  const page::Document doc = page::BuildModelPage({.repo = &**record,
+                                                   .sha = sha,
+                                                   .estimate = &estimate,
+                                                   .history = &*history,
+                                                   .base_url = base_url});
+  respond(PageReply(request, 200, type,
+                    markdown ? page::RenderMarkdown(doc) : page::RenderHtml(doc), etag));
+}
+
+}  // namespace
+
+std::string ErrorMessage(const HttpReply& reply) {
+  const nlohmann::json j = nlohmann::json::parse(reply.body, nullptr, false);
+  return StringAt(j, "/error");
+}
+
+void RegisterPageRoutes(Router& router, const ApiContext& ctx) {
+  const ApiContext* c = &ctx;
+  router.Add({.method = "GET",
+              .pattern = "/models/{ns}/{name}",
+              .handler = [c](const HttpRequest& q, const PathParams& p,
+                             Respond r) { ModelPage(*c, q, p, std::move(r)); },
+              .heavy = true});
+  router.Add({"GET", page::kStylesheetPath, [](const HttpRequest& q, const PathParams&, Respond r) {
+                const std::string_view css = page::Stylesheet();
+                r(PageReply(q, 200, "text/css; charset=utf-8", std::string(css),
+                            PageTag().Add(css).Value()));
+              }});
+  RegisterPageListRoutes(router, ctx);
+  RegisterPagePlanRoutes(router, ctx);
+}
+
+}  // namespace hubwatch::api

@@ -1,0 +1,107 @@
+#pragma once
+
+// Document: a page as data - a title, a lead and sections of paragraphs, tiles, tables, code and
+// images - rendered twice, as HTML (render_html.h) and as its Markdown twin
+// (render_markdown.h), so the two never drift apart. Every string is plain text, never markup:
+// the renderers escape it for where it goes. Links carry hrefs made by href.h only. Plain value
+// types.
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace hubwatch::page {
+
+// What a chip or a tile says besides its text (impact is never shown by colour alone: the text
+// always says it too).
+enum class Tone { kNone, kCosmetic, kBehavioral, kBreaking, kGood, kWarn, kBad };
+
+struct Span {
+  enum class Kind { kText, kStrong, kCode, kLink, kChip };
+  Kind kind = Kind::kText;
+  std::string text;
+  std::string href;  // kLink: from href.h
+  Tone tone = Tone::kNone;
+};
+using Spans = std::vector<Span>;
+
+inline Span Text(std::string t) { return {Span::Kind::kText, std::move(t), {}, Tone::kNone}; }
+inline Span Strong(std::string t) { return {Span::Kind::kStrong, std::move(t), {}, Tone::kNone}; }
+inline Span Code(std::string t) { return {Span::Kind::kCode, std::move(t), {}, Tone::kNone}; }
+inline Span Link(std::string t, std::string href) {
+  return {Span::Kind::kLink, std::move(t), std::move(href), Tone::kNone};
+}
+inline Span Chip(std::string t, Tone tone) { return {Span::Kind::kChip, std::move(t), {}, tone}; }
+
+struct Paragraph {
+  Spans spans;
+};
+
+struct Tile {
+  std::string label;
+  std::string value;
+  std::string note;
+  Tone tone = Tone::kNone;
+};
+struct Tiles {
+  std::vector<Tile> tiles;
+};
+
+struct Table {
+  std::string caption;
+  std::vector<std::string> header;
+  std::vector<std::vector<Spans>> rows;
+  std::vector<bool> numeric;  // right-aligned columns (may be shorter than header)
+  bool row_headers = false;   // the first cell of each row heads it
+  std::string folded;         // not empty: folded (<details>) behind this summary
+};
+
+struct Preformatted {
+  std::string text;
+  std::string folded;  // as Table::folded
+};
+
+struct Image {
+  std::string src;  // from href.h
+  std::string alt;
+};
+
+// A heading inside a section (level 3 or 4), with an anchor id ([a-z0-9-] only).
+struct Heading {
+  int level = 3;
+  Spans spans;
+  std::string id;
+};
+
+struct BulletList {
+  std::vector<Spans> items;
+};
+
+// The paste-a-config form of /plan (HTML only; the Markdown twin says where it is).
+struct PlanForm {
+  std::string action;  // from href.h
+  std::string config;  // the text kept after a failed post
+  std::string seq, batch, lora_rank, cards;
+  std::string error;  // the estimator's reason, shown next to the form
+};
+
+using Block =
+    std::variant<Paragraph, Tiles, Table, Preformatted, Image, Heading, BulletList, PlanForm>;
+
+struct Section {
+  std::string id;  // anchor, [a-z0-9-] only
+  std::string title;
+  std::vector<Block> blocks;
+};
+
+struct Document {
+  std::string title;  // <title>
+  std::string h1;
+  std::vector<Span> breadcrumb;
+  std::vector<Block> lead;  // under the h1
+  std::vector<Section> sections;
+  std::vector<std::pair<std::string, std::string>> alternates;  // (type, href): the twin, JSON
+};
+
+}  // namespace hubwatch::page

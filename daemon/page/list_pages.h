@@ -1,0 +1,43 @@
+#pragma once
+
+// The index (GET /, /index.json: tracked models grouped by family) and the change log
+// (GET /changes: every tracked change, newest first, filtered and paginated).
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/page/document.h"
+#include "estimator/base/result.h"
+#include "tracker/store/records.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::page {
+
+struct IndexRow {
+  std::string repo;
+  std::string family;  // model_type, "unknown" without an estimate
+  std::string state;
+  std::optional<uint64_t> params;  // unset: no estimate
+  double full_finetune_bytes = 0, lora_bytes = 0, serve_weight_bytes = 0;
+  std::optional<store::ChangeRecord> last_change;
+};
+
+// Every tracked repo with the figures of its latest estimate and its last change. Reads the
+// store (one estimate and one change per repo).
+Result<std::vector<IndexRow>> LoadIndex(store::Store& store);
+Document BuildIndexPage(const std::vector<IndexRow>& rows);
+nlohmann::json IndexJson(const std::vector<IndexRow>& rows);
+
+// One page of GET /changes: the filters it was asked with, the changes, and the cursor of the
+// next page (0: none).
+struct ChangesPage {
+  store::ChangeBrowse filter;
+  std::vector<store::ChangeRecord> changes;
+  int64_t next_before = 0;
+};
+Document BuildChangesPage(const ChangesPage& page);
+
+}  // namespace hubwatch::page

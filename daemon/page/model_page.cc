@@ -1,0 +1,84 @@
+#include "daemon/page/model_page.h"
+
+#include "daemon/page/href.h"
+#include "daemon/page/sections.h"
+#include "estimator/base/text.h"
+
+namespace hubwatch::page {
+namespace {
+
+void AddEstimateSections(Document& doc, const Estimate& e) {
+  for (Block& b : Headline(e)) doc.lead.push_back(std::move(b));
+  doc.sections.push_back(CheckpointSection(e));
+  doc.sections.push_back(CostSection(e));
+  doc.sections.push_back(MemorySection(e));
+  doc.sections.push_back(StructureSection(e));
+  doc.sections.push_back(LintSection(e));
+}
+
+}  // namespace
+
+Document BuildModelPage(const ModelPageInput& in) {
+  const std::string& repo = in.repo->id;
+  const std::string name = repo.substr(repo.find('/') + 1);
+  const std::string path = ModelPath(repo);
+  const Estimate* e = in.estimate->estimate ? &*in.estimate->estimate : nullptr;
+  const std::string family = e ? e->graph.model_type : "unknown";
+  Document doc;
+  doc.title = name + ": GPU memory to fine-tune · hubwatch";
+  doc.h1 = name + ": GPU memory to fine-tune";
+  doc.breadcrumb = {Link("Models", "/"), Text(" / "), Link(family, "/#family-" + Anchor(family))};
+  doc.alternates = {
+      {"text/markdown", path + ".md" + (in.sha.empty() ? "" : "?revision=" + in.sha)}};
+  Spans about = {Text(repo + " "),
+                 Chip(std::string(store::RepoStateName(in.repo->state)),
+                      in.repo->state == store::RepoState::kOk ? Tone::kGood : Tone::kWarn)};
+  if (!in.sha.empty()) {
+    const std::string commit = HubCommitUrl(repo, in.sha);
+    about.push_back(Text(" at revision "));
+    about.push_back(commit.empty() ? Code(in.sha.substr(0, 12))
+                                   : Link(in.sha.substr(0, 12), commit));
+  }
+  const std::string hub = HubRepoUrl(repo);
+  if (!hub.empty()) {
+    about.push_back(Text(" · "));
+    about.push_back(Link("on the Hub", hub));
+  }
+  about.push_back(Text(" · "));
+  about.push_back(Link("Markdown", doc.alternates.front().second));
+  doc.lead.push_back(Paragraph{std::move(about)});
+  if (e) {
+    AddEstimateSections(doc, *e);
+    // The Hub's download count is not among what hubwatch reads (the tree, files and headers).
+  } else {
+    doc.lead.push_back(
+        Paragraph{{Strong("No estimate: "),
+                   Text(Clip(in.estimate->unavailable.empty() ? "no revision is stored yet"
+                                                              : in.estimate->unavailable,
+                             600))}});
+  }
+  doc.sections.push_back(HistorySection(*in.history, repo, in.sha));
+  if (e) doc.sections.push_back(CommandsSection(*e, in.estimate->shard_files, in.base_url));
+  return doc;
+}
+
+Document BuildPlanPage(const PlanForm& form, const Estimate* estimate,
+                       const std::string& base_url) {
+  Document doc;
+  doc.title = "Paste a model instead · hubwatch";
+  doc.h1 = estimate ? "Your model: GPU memory to fine-tune" : "Paste a model instead";
+  doc.breadcrumb = {Link("Models", "/"), Text(" / "), Text("Paste a model")};
+  if (estimate) AddEstimateSections(doc, *estimate);
+  if (!estimate) {
+    doc.lead.push_back(Paragraph{
+        {Text("Paste a model's config.json to see what it takes to fine-tune and serve it: the "
+              "same page as a tracked model, without the upstream history. Nothing is stored.")}});
+  }
+  Section s{"paste", estimate ? "Paste another model" : "Your config.json", {}};
+  s.blocks.push_back(form);
+  if (estimate) doc.sections.push_back(CommandsSection(*estimate, {}, base_url));
+  doc.sections.push_back(std::move(s));
+  return doc;
+}
+
+}  // namespace hubwatch::page

@@ -1,0 +1,30 @@
+#pragma once
+
+// The model page (GET /models/{ns}/{name}) and the paste-a-config page (/plan) as Documents:
+// the sections in the order - headline, our count against the checkpoint, what it costs
+// to run, what fits on which card, structure, the verifier, what changed upstream (model page
+// only), and the commands. Pure functions; thread-safe.
+
+#include <string>
+#include <vector>
+
+#include "daemon/page/document.h"
+#include "daemon/page/page_data.h"
+
+namespace hubwatch::page {
+
+struct ModelPageInput {
+  const store::RepoRecord* repo = nullptr;     // never null
+  std::string sha;                             // the revision shown; "" when none is stored
+  const RevisionEstimate* estimate = nullptr;  // never null
+  const std::vector<RevisionHistory>* history = nullptr;  // never null; newest first
+  std::string base_url;  // "http://host:port" for the commands (validated by the caller)
+};
+
+Document BuildModelPage(const ModelPageInput& in);
+
+// /plan: the form (with what was posted, and the estimator's reason when it refused it), and
+// when `estimate` is set the same sections as a model page without the upstream history.
+Document BuildPlanPage(const PlanForm& form, const Estimate* estimate, const std::string& base_url);
+
+}  // namespace hubwatch::page

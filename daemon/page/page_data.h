@@ -1,0 +1,41 @@
+#pragma once
+
+// What the model page shows, read from the store: the repo, its revisions with their changes
+// (newest first), and the estimate of the revision shown, recomputed from that revision's
+// stored config.json and safetensors headers (the estimator is a pure function of them and of
+// the code, so the page needs no stored copy). Runs on whichever thread owns `store`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimator/base/result.h"
+#include "estimator/estimate.h"
+#include "tracker/store/records.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::page {
+
+struct RevisionHistory {
+  store::RevisionRecord revision;
+  std::vector<store::ChangeRecord> changes;  // in ordinal order
+};
+
+// The repo's revisions, newest first, each with its changes. At most `limit` revisions.
+Result<std::vector<RevisionHistory>> LoadHistory(store::Store& store, const std::string& repo,
+                                                 int64_t limit);
+
+struct RevisionEstimate {
+  std::optional<Estimate> estimate;  // unset: `unavailable` says why
+  std::string unavailable;
+  std::vector<std::string> shard_files;  // the checkpoint's safetensors files, by path
+};
+
+// The estimate of `repo`@`sha` with the default workload and the hubwatch preset, from the
+// stored config.json and headers. A revision without config.json, or one the estimator refuses,
+// is a value with the reason, not an error; errors are the store's.
+Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
+                                          const std::string& sha);
+
+}  // namespace hubwatch::page

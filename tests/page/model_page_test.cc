@@ -1,0 +1,105 @@
+// The model page of google/gemma-2-9b-it from the fixture store: every figure the issue names,
+// the sections in order, every stored revision, and the Markdown twin in the same order.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "daemon/page/render.h"
+#include "tests/page/page_env.h"
+#include "tests/page/page_fixture.h"
+
+namespace hubwatch::page::testing {
+namespace {
+
+class ModelPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = store::Store::Open(PageDb());
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    store_ = std::move(s).value();
+  }
+  std::unique_ptr<store::Store> store_;
+};
+
+// Positions of `needles` in `text`, each after the previous one; -1 where missing.
+void ExpectInOrder(const std::string& text, const std::vector<std::string>& needles) {
+  size_t at = 0;
+  for (const std::string& n : needles) {
+    const size_t found = text.find(n, at);
+    ASSERT_NE(found, std::string::npos) << "missing, or out of order: " << n;
+    at = found + n.size();
+  }
+}
+
+const std::vector<std::string> kSectionTitles = {
+    "Our count against the checkpoint", "What it costs to run",
+    "Memory: what fits on which card",  "Structure",
+    "What the verifier says",           "What changed upstream",
+    "Do this to your own model"};
+
+TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
+  BuiltPage p = BuildPage(*store_, kGemma);
+  ASSERT_TRUE(p.estimate.estimate.has_value()) << p.estimate.unavailable;
+  const std::string html = RenderHtml(p.doc);
+  if (const char* dir = std::getenv("HUBWATCH_PAGE_DUMP")) {
+    std::ofstream(std::string(dir) + "/gemma.html") << html;
+    std::ofstream(std::string(dir) + "/gemma.md") << RenderMarkdown(p.doc);
+  }
+  std::vector<std::string> order = {"<h1>gemma-2-9b-it: GPU memory to fine-tune</h1>",
+                                    "Reconstructed from its own config.json with no weights read"};
+  for (const std::string& t : kSectionTitles) order.push_back(">" + t + "</h2>");
+  ExpectInOrder(html, order);
+  EXPECT_NE(html.find("Models</a> / <a href=\"/#family-gemma2\">gemma2</a>"), std::string::npos);
+  EXPECT_NE(html.find("9,241,705,984"), std::string::npos);
+  // The checkpoint's scalars beside ours, and the delta: tied embeddings are stored once.
+  ExpectInOrder(html, {"ours, from the structure", "9,241,705,984",
+                       "the checkpoint&#39;s scalars (safetensors headers)", "9,241,705,984",
+                       "delta (checkpoint − ours)", ">0<"});
+  ExpectInOrder(html, {"Serve weights", "18.5 GB", "KV cache", "1.41 GB", "at 4,096 tokens"});
+  EXPECT_NE(html.find("8,192 × 3,584"), std::string::npos);
+  EXPECT_NE(html.find("<details><summary>All "), std::string::npos);
+  EXPECT_NE(html.find("H100"), std::string::npos);
+  EXPECT_NE(html.find("2 cards at batch 1 (layers 0–"), std::string::npos);
+  EXPECT_NE(html.find("Assumptions (preset hubwatch)"), std::string::npos);
+  for (const RevisionHistory& h : p.history) {
+    EXPECT_NE(html.find("https://huggingface.co/google/gemma-2-9b-it/commit/" + h.revision.sha),
+              std::string::npos);
+  }
+  EXPECT_EQ(p.history.size(), 2u);
+  EXPECT_NE(html.find("hubwatch estimate config.json"), std::string::npos);
+  EXPECT_NE(html.find("/api/v1/plan"), std::string::npos);
+  EXPECT_LT(html.size(), 150u * 1024);
+
+  const std::string md = RenderMarkdown(p.doc);
+  std::vector<std::string> md_order = {"# gemma\\-2\\-9b\\-it: GPU memory to fine\\-tune"};
+  for (const std::string& t : kSectionTitles) md_order.push_back("## " + t);
+  ExpectInOrder(md, md_order);
+  EXPECT_NE(md.find("9,241,705,984"), std::string::npos);
+}
+
+TEST_F(ModelPageTest, HistoryShowsEachRevisionsEvidence) {
+  const std::string mistral = RenderHtml(BuildPage(*store_, kMistral).doc);
+  EXPECT_NE(mistral.find("The template&#39;s unified diff"), std::string::npos);
+  EXPECT_NE(mistral.find("Rendered prompt diff"), std::string::npos);
+  const std::string llama = RenderHtml(BuildPage(*store_, kLlama).doc);
+  EXPECT_NE(llama.find("Patch: the fields that changed"), std::string::npos);
+  EXPECT_NE(llama.find("<code>eos_token_id</code>"), std::string::npos);
+  const std::string phi = RenderHtml(BuildPage(*store_, kPhi3).doc);
+  EXPECT_NE(phi.find("same tensors, new values"), std::string::npos) << phi.substr(0, 100);
+}
+
+TEST_F(ModelPageTest, AnOlderRevisionIsShownWithTheWholeTimeline) {
+  BuiltPage newest = BuildPage(*store_, kMistral);
+  ASSERT_GE(newest.history.size(), 3u);
+  const std::string old_sha = newest.history.back().revision.sha;
+  BuiltPage old = BuildPage(*store_, kMistral, old_sha);
+  const std::string html = RenderHtml(old.doc);
+  EXPECT_NE(html.find("at revision <a href=\"https://huggingface.co/" + std::string(kMistral) +
+                      "/commit/" + old_sha + "\">" + old_sha.substr(0, 12)),
+            std::string::npos);
+  EXPECT_NE(html.find("?revision=" + newest.history.front().revision.sha), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hubwatch::page::testing

@@ -1,0 +1,118 @@
+// The pages over HTTP, from a real ApiServer over the page fixture store: headers, ETag and
+// 304, gzip, the twin, the index and index.json, /changes, and the /plan form posted.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "daemon/page/href.h"
+#include "tests/api/api_env.h"
+#include "tests/page/page_env.h"
+#include "tests/page/page_fixture.h"
+
+namespace hubwatch::page::testing {
+namespace {
+
+using api::testing::Headers;
+using api::testing::HttpResponse;
+
+class PageServeTest : public api::testing::ApiTest {
+ protected:
+  static void SetUpTestSuite() { ::setenv("HUBWATCH_API_FIXTURE_DB", PageDb().c_str(), 1); }
+  void SetUp() override {
+    ApiTest::SetUp();
+    StartServer();
+  }
+  static void ExpectPageHeaders(const HttpResponse& r) {
+    EXPECT_EQ(r.header("content-security-policy"),
+              "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+              "frame-ancestors 'none'");
+    EXPECT_EQ(r.header("x-content-type-options"), "nosniff");
+    EXPECT_FALSE(r.header("referrer-policy").empty());
+  }
+};
+
+TEST_F(PageServeTest, ModelPageTwinAndConditionalGet) {
+  const std::string path = std::string("/models/") + kGemma;
+  HttpResponse page = Get(path);
+  ASSERT_EQ(page.status, 200) << page.body.substr(0, 300);
+  EXPECT_EQ(page.header("content-type"), "text/html; charset=utf-8");
+  ExpectPageHeaders(page);
+  EXPECT_NE(page.body.find("9,241,705,984"), std::string::npos);
+  const std::string etag = page.header("etag");
+  ASSERT_TRUE(etag.starts_with("W/\"")) << etag;
+  HttpResponse again = Get(path, {{"If-None-Match", etag}});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+  HttpResponse gz = Get(path, {{"Accept-Encoding", "gzip"}});
+  EXPECT_EQ(gz.status, 200);
+  EXPECT_EQ(gz.header("content-encoding"), "gzip");
+  EXPECT_LT(gz.body.size(), page.body.size() / 4);
+
+  HttpResponse md = Get(path + ".md");
+  ASSERT_EQ(md.status, 200);
+  EXPECT_EQ(md.header("content-type"), "text/markdown; charset=utf-8");
+  EXPECT_NE(md.body.find("## What changed upstream"), std::string::npos);
+  EXPECT_NE(md.header("etag"), etag);
+
+  EXPECT_EQ(Get("/models/google/not-tracked").status, 404);
+  EXPECT_EQ(Get(path + "?revision=zzz").status, 400);
+  EXPECT_EQ(Get(path + "?revision=0000000").status, 404);
+  EXPECT_EQ(Get("/page.css").header("content-type"), "text/css; charset=utf-8");
+}
+
+TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
+  HttpResponse index = Get("/");
+  ASSERT_EQ(index.status, 200);
+  ExpectPageHeaders(index);
+  EXPECT_NE(index.body.find("href=\"/models/google/gemma-2-9b-it\""), std::string::npos);
+  EXPECT_NE(index.body.find(">gemma2</h2>"), std::string::npos);
+  HttpResponse json = Get("/index.json");
+  ASSERT_EQ(json.status, 200);
+  const nlohmann::json j = json.json();
+  ASSERT_TRUE(j["models"].is_array());
+  bool gemma = false;
+  for (const auto& m : j["models"]) {
+    if (m["repo"] == kGemma) {
+      gemma = true;
+      EXPECT_EQ(m["params"], 9241705984u);
+      EXPECT_NEAR(m["serve_gb"].get<double>(), 18.48, 0.01);
+    }
+  }
+  EXPECT_TRUE(gemma);
+
+  HttpResponse changes = Get("/changes?impact=breaking");
+  ASSERT_EQ(changes.status, 200);
+  EXPECT_EQ(changes.body.find("chip behavioral"), std::string::npos);
+  HttpResponse mistral = Get("/changes?kind=chat_template&repo=" + QueryEscape(kMistral));
+  EXPECT_NE(mistral.body.find("chat template"), std::string::npos);
+  EXPECT_EQ(Get("/changes?impact=huge").status, 400);
+  EXPECT_EQ(Get("/changes?kind=nope").status, 400);
+}
+
+TEST_F(PageServeTest, PlanFormEstimatesOrKeepsTheTextWithTheReason) {
+  HttpResponse form = Get("/plan");
+  ASSERT_EQ(form.status, 200);
+  EXPECT_NE(form.body.find("<textarea"), std::string::npos);
+  const std::string config =
+      R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+          "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+          "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"})";
+  const Headers form_type = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  HttpResponse ok =
+      Post("/plan", "config=" + QueryEscape(config) + "&seq=&batch=2&lora_rank=8", form_type);
+  ASSERT_EQ(ok.status, 200) << ok.body.substr(0, 500);
+  EXPECT_NE(ok.body.find("8,030,261,248"), std::string::npos);
+  EXPECT_NE(ok.body.find("LoRA r=8"), std::string::npos);
+  EXPECT_EQ(ok.body.find("What changed upstream"), std::string::npos);
+  HttpResponse bad =
+      Post("/plan", "config=" + QueryEscape("{\"model_type\": \"<b>nope</b>\"}"), form_type);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("class=\"error\""), std::string::npos);
+  EXPECT_NE(bad.body.find("{&quot;model_type&quot;: &quot;&lt;b&gt;nope&lt;/b&gt;&quot;}"),
+            std::string::npos);
+  EXPECT_EQ(Post("/plan", "config=x&lora_rank=0", form_type).status, 400);
+}
+
+}  // namespace
+}  // namespace hubwatch::page::testing
