@@ -21,6 +21,7 @@
 #include "daemon/api/http_message.h"
 #include "daemon/api/query_params.h"
 #include "daemon/api/router.h"
+#include "daemon/page/estimate_cache.h"
 #include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "estimator/estimate.h"
@@ -50,6 +51,8 @@ struct ApiContext {
   std::string hub_url;
   const Clock* clock = &SystemClock();  // never null; read from the network and pool threads
   ApiTuning tuning;
+  // The model pages' estimates by repo@sha, the 32 most recent (~50 KB each; thread-safe).
+  std::shared_ptr<page::EstimateCache> estimates = std::make_shared<page::EstimateCache>(32);
   // False once the server stopped: callbacks that outlive a request (a write's `then`) copy
   // this and return early instead of touching a server that may be gone.
   std::shared_ptr<const bool> alive = std::make_shared<const bool>(true);

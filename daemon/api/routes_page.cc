@@ -69,15 +69,16 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
   const char* type = markdown ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8";
   if (NotModified(request, etag)) return respond(PageReply(request, 200, type, "", etag));
 
-  page::RevisionEstimate estimate;
+  auto estimate = std::make_shared<const page::RevisionEstimate>();
   if (!sha.empty()) {
-    Result<page::RevisionEstimate> e = page::EstimateRevision(store, repo, sha);
+    Result<std::shared_ptr<const page::RevisionEstimate>> e =
+        ctx.estimates->Get(repo, sha, [&] { return page::EstimateRevision(store, repo, sha); });
     if (!e.ok()) return respond(PageError(request, 500, e.error().message));
     estimate = std::move(e).value();
   }
   const page::Document doc = page::BuildModelPage({.repo = &**record,
                                                    .sha = sha,
-                                                   .estimate = &estimate,
+                                                   .estimate = estimate.get(),
                                                    .history = &*history,
                                                    .base_url = base_url});
   respond(PageReply(request, 200, type,
