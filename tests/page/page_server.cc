@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   deps.io = &io;
   deps.store = &access;
   deps.metrics = &metrics;
+  deps.open_reader = [db] { return store::Store::Open(db); };  // the read pool, as `serve` has
   auto server = api::ApiServer::Start(config, std::move(deps));
   if (!server.ok()) {
     std::fprintf(stderr, "page_server: %s\n", server.error().message.c_str());
