@@ -51,7 +51,7 @@ struct ApiContext {
   std::string hub_url;
   const Clock* clock = &SystemClock();  // never null; read from the network and pool threads
   ApiTuning tuning;
-  // The model pages' estimates by repo@sha, the 32 most recent (~50 KB each; thread-safe).
+  // The model pages' estimates by repo@sha, the 32 most recently shown (thread-safe).
   std::shared_ptr<page::EstimateCache> estimates = std::make_shared<page::EstimateCache>(32);
   // False once the server stopped: callbacks that outlive a request (a write's `then`) copy
   // this and return early instead of touching a server that may be gone.
