@@ -1,6 +1,7 @@
 #include "tracker/diff/tokenizer_diff.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tracker/diff/json_file.h"
@@ -53,6 +54,22 @@ std::vector<std::string> UnionKeys(const TokenizerJsonLayout::Members& before,
     }
   }
   return keys;
+}
+
+// Key -> raw value, a later duplicate winning as in TokenizerJsonLayout::Section; one lookup per
+// key instead of a scan, for upstream decides how many sections there are.
+std::unordered_map<std::string_view, std::string_view> IndexMembers(
+    const TokenizerJsonLayout::Members& members) {
+  std::unordered_map<std::string_view, std::string_view> index;
+  index.reserve(members.size());
+  for (const auto& [key, raw] : members) index[key] = raw;
+  return index;
+}
+
+std::string_view Lookup(const std::unordered_map<std::string_view, std::string_view>& index,
+                        std::string_view key) {
+  const auto found = index.find(key);
+  return found == index.end() ? std::string_view() : found->second;
 }
 
 // Why two revisions could not be compared, and on which side.
@@ -126,13 +143,15 @@ std::optional<Failure> DiffModel(const TokenizerJsonLayout& before,
 std::optional<Failure> DiffSections(const TokenizerJsonLayout& before,
                                     const TokenizerJsonLayout& after,
                                     std::vector<NamedSection>& sections) {
+  const auto before_index = IndexMembers(before.sections);
+  const auto after_index = IndexMembers(after.sections);
   for (const std::string& key : UnionKeys(before.sections, after.sections)) {
     if (key == "model") {
       if (std::optional<Failure> failure = DiffModel(before, after, sections)) return failure;
       continue;
     }
-    const std::string_view old_raw = before.Section(key);
-    const std::string_view new_raw = after.Section(key);
+    const std::string_view old_raw = Lookup(before_index, key);
+    const std::string_view new_raw = Lookup(after_index, key);
     if (old_raw == new_raw) continue;
     std::optional<Failure> failure;
     json old_value;
