@@ -19,9 +19,11 @@
 
 #include "daemon/api/api_server.h"
 #include "daemon/api/http_message.h"
+#include "daemon/api/page_reply.h"
 #include "daemon/api/query_params.h"
 #include "daemon/api/router.h"
 #include "daemon/page/estimate_cache.h"
+#include "daemon/page/lru_cache.h"
 #include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "estimator/estimate.h"
@@ -53,6 +55,9 @@ struct ApiContext {
   ApiTuning tuning;
   // The model pages' estimates by repo@sha, the 32 most recently shown (thread-safe).
   std::shared_ptr<page::EstimateCache> estimates = std::make_shared<page::EstimateCache>(32);
+  // Rendered model pages by ETag and encoding, the tuning.page_cache_entries most recently
+  // served (thread-safe; about 150 KB each at most). Set by ServerCore.
+  std::shared_ptr<page::LruCache<EncodedBody>> pages;
   // False once the server stopped: callbacks that outlive a request (a write's `then`) copy
   // this and return early instead of touching a server that may be gone.
   std::shared_ptr<const bool> alive = std::make_shared<const bool>(true);

@@ -71,6 +71,7 @@ struct ApiTuning {
   int64_t sse_retry_ms = 5000;                     // the stream's "retry:" for reconnects
   int64_t osv_page_size = 1000;                    // vulns per /v1/query page (osv.dev: 1000)
   size_t osv_page_bytes = 4u << 20;                // a page of whole records ends early past this
+  size_t page_cache_entries = 32;  // rendered model pages kept (0: render every request)
 };
 
 struct ApiDeps {

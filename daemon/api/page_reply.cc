@@ -58,8 +58,21 @@ bool NotModified(const HttpRequest& request, const std::string& etag) {
   return false;
 }
 
-HttpReply PageReply(const HttpRequest& request, int status, std::string content_type,
-                    std::string body, const std::string& etag) {
+bool AcceptsGzip(const HttpRequest& request) {
+  const std::optional<std::string_view> accept = request.header("accept-encoding");
+  return accept && page::AcceptsGzip(*accept);
+}
+
+EncodedBody EncodeBody(std::string body, bool gzip) {
+  if (gzip && body.size() >= kMinGzipBytes) {
+    Result<std::string> gz = page::Gzip(body);
+    if (gz.ok()) return {std::move(gz).value(), true};
+  }
+  return {std::move(body), false};
+}
+
+HttpReply PageReply(int status, std::string content_type, EncodedBody body,
+                    const std::string& etag) {
   HttpReply reply;
   reply.status = status;
   reply.content_type = std::move(content_type);
@@ -68,22 +81,19 @@ HttpReply PageReply(const HttpRequest& request, int status, std::string content_
   if (!etag.empty()) {
     reply.headers.emplace_back("ETag", etag);
     reply.headers.emplace_back("Cache-Control", "no-cache");
-    if (status == 200 && NotModified(request, etag)) {
-      reply.status = 304;
-      return reply;
-    }
   }
-  const std::optional<std::string_view> accept = request.header("accept-encoding");
-  if (body.size() >= kMinGzipBytes && accept && page::AcceptsGzip(*accept)) {
-    Result<std::string> gz = page::Gzip(body);
-    if (gz.ok()) {
-      reply.headers.emplace_back("Content-Encoding", "gzip");
-      reply.body = std::move(gz).value();
-      return reply;
-    }
-  }
-  reply.body = std::move(body);
+  if (body.gzip) reply.headers.emplace_back("Content-Encoding", "gzip");
+  reply.body = std::move(body.bytes);
   return reply;
+}
+
+HttpReply PageReply(const HttpRequest& request, int status, std::string content_type,
+                    std::string body, const std::string& etag) {
+  if (status == 200 && NotModified(request, etag)) {
+    return PageReply(304, std::move(content_type), {}, etag);
+  }
+  return PageReply(status, std::move(content_type),
+                   EncodeBody(std::move(body), AcceptsGzip(request)), etag);
 }
 
 HttpReply PageError(const HttpRequest& request, int status, std::string_view message) {

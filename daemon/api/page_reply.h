@@ -30,6 +30,21 @@ class PageTag {
 // True when the request's If-None-Match lists `etag` (or is "*").
 bool NotModified(const HttpRequest& request, const std::string& etag);
 
+// A page body as sent: gzip-compressed when the client accepts it and it is worth it.
+struct EncodedBody {
+  std::string bytes;
+  bool gzip = false;
+};
+
+// Whether `request` accepts gzip (Accept-Encoding).
+bool AcceptsGzip(const HttpRequest& request);
+// `body`, compressed when `gzip` and long enough to gain (a failed compression sends it as is).
+EncodedBody EncodeBody(std::string body, bool gzip);
+
+// The page reply of an encoded body: the security headers, Vary, the ETag when not empty.
+HttpReply PageReply(int status, std::string content_type, EncodedBody body,
+                    const std::string& etag);
+
 // The page reply: `body` of `content_type` ("text/html; charset=utf-8"), the security headers,
 // the ETag when not empty, and gzip when the client accepts it. With a matching If-None-Match,
 // a 304 without body instead.

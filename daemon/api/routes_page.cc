@@ -1,10 +1,12 @@
 // The model page: GET /models/{ns}/{name}[?revision=SHA], its Markdown twin
 // GET /models/{ns}/{name}.md, and the pages' stylesheet GET /page.css.
 //
-// The ETag covers what the page shows: the repo's state, the revision shown, the stored history
-// (its length, newest revision and newest change), the host the commands name, and the code
-// version (which fixes the estimate of a revision). A matching If-None-Match answers 304 before
-// the estimate is computed.
+// The ETag covers what the page shows: the repo's state and Hub info (read at), the revision
+// shown, the stored history
+// (its stamp: revisions, rewrites, newest revision and newest change), the host the commands
+// name, and the code version (which fixes the estimate of a revision). It is computed from one
+// indexed query, so a matching If-None-Match answers 304 without reading the history, and a
+// miss is served from ApiContext::pages when the same page was rendered before.
 
 #include <nlohmann/json.hpp>
 
@@ -46,43 +48,44 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
       return respond(PageError(request, failed->status, ErrorMessage(*failed)));
     }
   }
-  Result<std::vector<page::RevisionHistory>> history = page::LoadHistory(store, repo, kMaxHistory);
-  if (!history.ok()) return respond(PageError(request, 500, history.error().message));
-  if (sha.empty()) {
-    for (const page::RevisionHistory& h : *history) {
-      if (!h.revision.rewritten_away) {
-        sha = h.revision.sha;
-        break;
-      }
-    }
-  }
-  int64_t newest_change = 0;
-  for (const page::RevisionHistory& h : *history) {
-    for (const store::ChangeRecord& c : h.changes) newest_change = std::max(newest_change, c.id);
-  }
+  Result<store::HistoryStamp> stamp = store.queries().GetHistoryStamp(repo);
+  if (!stamp.ok()) return respond(PageError(request, 500, stamp.error().message));
+  if (sha.empty()) sha = stamp->head_sha;
   const std::string base_url = BaseUrl(ctx, request);
   PageTag tag;
   tag.Add(markdown ? "md" : "html").Add(repo).Add(store::RepoStateName((*record)->state));
-  tag.Add((*record)->state_detail).Add(sha).Add(static_cast<int64_t>(history->size()));
-  tag.Add(history->empty() ? "" : history->front().revision.sha).Add(newest_change).Add(base_url);
+  tag.Add((*record)->state_detail).Add(sha).Add(stamp->revisions).Add(stamp->rewritten_away);
+  tag.Add(stamp->newest_sha).Add(stamp->newest_change).Add((*record)->hub_info.fetched_at);
+  tag.Add(base_url);
   const std::string etag = tag.Value();
   const char* type = markdown ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8";
   if (NotModified(request, etag)) return respond(PageReply(request, 200, type, "", etag));
 
-  auto estimate = std::make_shared<const page::RevisionEstimate>();
-  if (!sha.empty()) {
-    Result<std::shared_ptr<const page::RevisionEstimate>> e =
-        ctx.estimates->Get(repo, sha, [&] { return page::EstimateRevision(store, repo, sha); });
-    if (!e.ok()) return respond(PageError(request, 500, e.error().message));
-    estimate = std::move(e).value();
-  }
-  const page::Document doc = page::BuildModelPage({.repo = &**record,
-                                                   .sha = sha,
-                                                   .estimate = estimate.get(),
-                                                   .history = &*history,
-                                                   .base_url = base_url});
-  respond(PageReply(request, 200, type,
-                    markdown ? page::RenderMarkdown(doc) : page::RenderHtml(doc), etag));
+  // The ETag names everything the page shows, so the page rendered for it is served again
+  // until one of its inputs moves (and the tag with it).
+  const bool gzip = AcceptsGzip(request);
+  Result<std::shared_ptr<const EncodedBody>> body =
+      ctx.pages->Get(etag + (gzip ? " gzip" : ""), [&]() -> Result<EncodedBody> {
+        Result<std::vector<page::RevisionHistory>> history =
+            page::LoadHistory(store, repo, kMaxHistory);
+        if (!history.ok()) return history.error();
+        auto estimate = std::make_shared<const page::RevisionEstimate>();
+        if (!sha.empty()) {
+          Result<std::shared_ptr<const page::RevisionEstimate>> e =
+              ctx.estimates->Get(page::EstimateKey(repo, sha),
+                                 [&] { return page::EstimateRevision(store, repo, sha); });
+          if (!e.ok()) return e.error();
+          estimate = std::move(e).value();
+        }
+        const page::Document doc = page::BuildModelPage({.repo = &**record,
+                                                         .sha = sha,
+                                                         .estimate = estimate.get(),
+                                                         .history = &*history,
+                                                         .base_url = base_url});
+        return EncodeBody(markdown ? page::RenderMarkdown(doc) : page::RenderHtml(doc), gzip);
+      });
+  if (!body.ok()) return respond(PageError(request, 500, body.error().message));
+  respond(PageReply(200, type, **body, etag));
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ ServerCore::ServerCore(const service::ApiConfig& config, ApiDeps deps,
   ctx_.hub_url = std::move(deps.hub_url);
   ctx_.clock = deps.clock;
   ctx_.tuning = deps.tuning;
+  ctx_.pages = std::make_shared<page::LruCache<EncodedBody>>(deps.tuning.page_cache_entries);
   ctx_.alive = alive_;
   router_ = BuildRouter(ctx_);
 }

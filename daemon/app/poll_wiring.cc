@@ -22,6 +22,10 @@ service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& confi
   return s;
 }
 
+// How often a repo's downloads, likes and tags are read (one model info request): the Hub's
+// download count is a 30-day total, so a day is fresh enough for the model page.
+constexpr int64_t kHubInfoIntervalS = 86400;
+
 pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, const Clock& clock,
                                          service::ThreadedStoreAccess& store,
                                          std::shared_ptr<spdlog::logger> log) {
@@ -29,6 +33,7 @@ pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, co
   p.interval_s = config.poll.interval_s;
   p.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
   p.advise_cosmetic = config.poll.advise_cosmetic;
+  p.hub_info_interval_s = kHubInfoIntervalS;
   p.settle_window_s = config.poll.settle_window_s;
   p.clock = &clock;
   p.log = [log](std::string_view line) { log->info("{}", line); };

@@ -3,6 +3,7 @@
 #include "daemon/page/href.h"
 #include "daemon/page/sections.h"
 #include "estimator/base/text.h"
+#include "tracker/advisory/time_text.h"
 
 namespace hubwatch::page {
 namespace {
@@ -14,6 +15,34 @@ void AddEstimateSections(Document& doc, const Estimate& e) {
   doc.sections.push_back(MemorySection(e));
   doc.sections.push_back(StructureSection(e));
   doc.sections.push_back(LintSection(e));
+}
+
+// What the Hub says of the repo beside its files: the download count (when the Hub gave one),
+// likes, and the tags, as of when hubwatch last read them. Nothing when never read.
+void AddHubInfo(Document& doc, const store::HubInfo& info) {
+  if (info.fetched_at == 0) return;
+  const std::string as_of = " (as of " + advisory::Rfc3339(info.fetched_at).substr(0, 10) + ")";
+  Spans counts;
+  if (info.downloads) {
+    counts.push_back(Strong(Grouped(static_cast<uint64_t>(*info.downloads))));
+    counts.push_back(Text(" downloads on the Hub in the last 30 days"));
+  }
+  if (info.likes) {
+    counts.push_back(Text(counts.empty() ? "" : ", "));
+    counts.push_back(Strong(Grouped(static_cast<uint64_t>(*info.likes))));
+    counts.push_back(Text(*info.likes == 1 ? " like" : " likes"));
+  }
+  if (!counts.empty()) {
+    counts.push_back(Text(as_of + "."));
+    doc.lead.push_back(Paragraph{std::move(counts)});
+  }
+  if (info.tags.empty()) return;
+  Spans tags = {Text("Tags on the Hub: ")};
+  for (const std::string& tag : info.tags) {
+    if (tags.size() > 1) tags.push_back(Text(" "));
+    tags.push_back(Code(Clip(tag, store::kMaxHubTagBytes)));
+  }
+  doc.lead.push_back(Paragraph{std::move(tags)});
 }
 
 }  // namespace
@@ -49,7 +78,6 @@ Document BuildModelPage(const ModelPageInput& in) {
   doc.lead.push_back(Paragraph{std::move(about)});
   if (e) {
     AddEstimateSections(doc, *e);
-    // The Hub's download count is not among what hubwatch reads (the tree, files and headers).
   } else {
     doc.lead.push_back(
         Paragraph{{Strong("No estimate: "),
@@ -57,6 +85,7 @@ Document BuildModelPage(const ModelPageInput& in) {
                                                               : in.estimate->unavailable,
                              600))}});
   }
+  AddHubInfo(doc, in.repo->hub_info);
   doc.sections.push_back(HistorySection(*in.history, repo, in.sha));
   if (e) doc.sections.push_back(CommandsSection(*e, in.estimate->shard_files, in.base_url));
   return doc;

@@ -39,6 +39,7 @@ Status PollFixtureRepos(const std::string& fixtures_dir, store::Store& store,
     const ManualClock ingest_clock(kIngestNow);
     pipeline::PollerOptions poll;
     poll.clock = &ingest_clock;
+    poll.hub_info_interval_s = 86400;  // the pages show downloads, likes and tags
     pipeline::Poller poller(stack.client(), store, poll);
     std::optional<pipeline::PollReport> report;
     poller.Poll(repo, [&](pipeline::PollReport r) { report = std::move(r); });

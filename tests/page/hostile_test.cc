@@ -70,6 +70,8 @@ TEST(HostileTest, EveryPageAndTwinIsInertAndStillShowsTheText) {
   EXPECT_NE(html.find("&lt;b onmouseover=alert(8)&gt;mallory&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(html.find("&lt;/textarea&gt;javascript:alert(4)"), std::string::npos);
   EXPECT_NE(html.find("_name_or_path"), std::string::npos);
+  EXPECT_NE(html.find("Tags on the Hub: <code>transformers</code> <code>&lt;script&gt;alert(1)"),
+            std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;{{ m[&#39;role&#39;] }}&lt;/script&gt;"), std::string::npos);
   const std::string md = RenderMarkdown(p.doc);
   ExpectInertMarkdown(md);

@@ -51,6 +51,10 @@ TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
   for (const std::string& t : kSectionTitles) order.push_back(">" + t + "</h2>");
   ExpectInOrder(html, order);
   EXPECT_NE(html.find("Models</a> / <a href=\"/#family-gemma2\">gemma2</a>"), std::string::npos);
+  // The Hub's counts, as the fixture hub gives them, in the lead before the first section.
+  ExpectInOrder(html, {"Reconstructed from its own config.json", "187,342",
+                       " downloads on the Hub in the last 30 days", "741", " likes (as of 2024-12-02)",
+                       "Tags on the Hub: ", "<code>gemma2</code>", ">" + kSectionTitles[0]});
   EXPECT_NE(html.find("9,241,705,984"), std::string::npos);
   // The checkpoint's scalars beside ours, and the delta: tied embeddings are stored once.
   ExpectInOrder(html, {"ours, from the structure", "9,241,705,984",

@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
     auto history = page::LoadHistory(**store, repo, 200);
     if (!record.ok() || !*record || !history.ok() || history->empty()) std::abort();
     const std::string sha = history->front().revision.sha;
-    auto estimate =
-        cache.Get(repo, sha, [&] { return page::EstimateRevision(**store, repo, sha); });
+    auto estimate = cache.Get(page::EstimateKey(repo, sha),
+                              [&] { return page::EstimateRevision(**store, repo, sha); });
     if (!estimate.ok()) std::abort();
     const page::Document doc = page::BuildModelPage({.repo = &**record,
                                                      .sha = sha,

@@ -2,7 +2,9 @@
 // (tests/browser/browser_test.sh) and the load test (tests/page/bench_page.sh). Prints
 // "base URL" once listening, then serves until SIGINT or SIGTERM. Loopback only.
 //
-// usage: page_server [--history N]   (N synthetic revisions added to gemma-2-9b-it)
+// usage: page_server [--history N] [--no-page-cache]
+//   --history N      N synthetic revisions added to gemma-2-9b-it
+//   --no-page-cache  render every page request (the server's rendered-page cache off)
 
 #include <unistd.h>
 
@@ -20,7 +22,19 @@
 
 int main(int argc, char** argv) {
   using namespace hubwatch;
-  const int history = argc > 2 && std::string(argv[1]) == "--history" ? std::atoi(argv[2]) : 0;
+  int history = 0;
+  bool page_cache = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--history" && i + 1 < argc) {
+      history = std::atoi(argv[++i]);
+    } else if (arg == "--no-page-cache") {
+      page_cache = false;
+    } else {
+      std::fprintf(stderr, "usage: page_server [--history N] [--no-page-cache]\n");
+      return 2;
+    }
+  }
   const std::string db = "/tmp/hubwatch_page_server_" + std::to_string(::getpid()) + ".db";
   Status built = page::testing::BuildPageDb(db);
   if (built.ok() && history > 0) {
@@ -42,6 +56,7 @@ int main(int argc, char** argv) {
   deps.io = &io;
   deps.store = &access;
   deps.metrics = &metrics;
+  if (!page_cache) deps.tuning.page_cache_entries = 0;
   deps.open_reader = [db] { return store::Store::Open(db); };  // the read pool, as `serve` has
   auto server = api::ApiServer::Start(config, std::move(deps));
   if (!server.ok()) {

@@ -61,6 +61,33 @@ TEST_F(PageServeTest, ModelPageTwinAndConditionalGet) {
   EXPECT_EQ(Get("/page.css").header("content-type"), "text/css; charset=utf-8");
 }
 
+// The rendered page is kept under its ETag; a new revision moves the tag, so the next request
+// renders the new history instead of serving the kept page.
+TEST_F(PageServeTest, AKeptPageIsServedUntilTheHistoryMoves) {
+  const std::string path = std::string("/models/") + kGemma;
+  const std::string title = "Update generation settings (#1)";
+  HttpResponse first = Get(path);
+  ASSERT_EQ(first.status, 200);
+  HttpResponse kept = Get(path);
+  EXPECT_EQ(kept.header("etag"), first.header("etag"));
+  EXPECT_EQ(kept.body, first.body);
+  EXPECT_EQ(first.body.find(title), std::string::npos);
+  auto revisions = store_->revisions().ListRevisions(kGemma, 1);
+  ASSERT_TRUE(revisions.ok() && !revisions->empty());
+  const std::string head = revisions->front().sha;
+
+  ASSERT_TRUE(AddSyntheticHistory(db_path_, kGemma, 1).ok());
+  HttpResponse moved = Get(path, {{"If-None-Match", first.header("etag")}});
+  ASSERT_EQ(moved.status, 200);
+  EXPECT_NE(moved.header("etag"), first.header("etag"));
+  EXPECT_NE(moved.body.find(title), std::string::npos);
+  // The page of the revision shown before shows the new timeline too.
+  HttpResponse older = Get(path + "?revision=" + head);
+  ASSERT_EQ(older.status, 200);
+  EXPECT_NE(older.header("etag"), first.header("etag"));
+  EXPECT_NE(older.body.find(title), std::string::npos);
+}
+
 TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   HttpResponse index = Get("/");
   ASSERT_EQ(index.status, 200);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/pipeline/pipeline_env.h"
 
 namespace hubwatch::pipeline {
@@ -32,6 +34,37 @@ TEST_F(PipelineTest, IngestsHistoryOldestFirstThenCostsOneRequest) {
   EXPECT_FALSE(second.head_moved);
   EXPECT_EQ(second.revisions, 0);
   EXPECT_EQ(second.stats.requests, 1);
+}
+
+// With hub_info_interval_s, a good poll reads the model info (downloads, likes, tags) when the
+// stored one is missing or a day old: one more request then, none in between.
+TEST_F(PipelineTest, AGoodPollReadsTheHubsCountsAboutOnceADay) {
+  const std::string repo = "google/gemma-2-9b-it";
+  Track(repo);
+  PollerOptions options;
+  options.hub_info_interval_s = 86400;
+  const PollReport first = PollOnce(repo, options);
+  ASSERT_TRUE(first.ok) << first.error;
+  auto record = store_->repos().GetRepo(repo);
+  ASSERT_TRUE(record.ok() && record->has_value());
+  const store::HubInfo& info = (*record)->hub_info;
+  EXPECT_EQ(info.downloads, 187342);  // tests/fixtures/hub/google/gemma-2-9b-it/repo.json
+  EXPECT_EQ(info.likes, 741);
+  EXPECT_NE(std::find(info.tags.begin(), info.tags.end(), "gemma2"), info.tags.end());
+  EXPECT_EQ(info.fetched_at, now_);
+
+  now_ += 3600;
+  EXPECT_EQ(PollOnce(repo, options).stats.requests, 1);  // the refs only
+  now_ += 86400;
+  const PollReport daily = PollOnce(repo, options);
+  EXPECT_EQ(daily.stats.requests, 2);  // the refs and the model info
+  record = store_->repos().GetRepo(repo);
+  ASSERT_TRUE(record.ok() && record->has_value());
+  EXPECT_EQ((*record)->hub_info.fetched_at, now_);
+  EXPECT_EQ((*record)->hub_info.downloads, 187342);
+  // Off (the default): never read.
+  now_ += 2 * 86400;
+  EXPECT_EQ(PollOnce(repo).stats.requests, 1);
 }
 
 // An unchanged poll hands its poll times to write_soon (no durable write waits for it); a poll

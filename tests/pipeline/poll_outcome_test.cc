@@ -8,6 +8,7 @@
 #include "tests/pipeline/step_test_support.h"
 #include "tracker/advisory/time_text.h"
 #include "tracker/pipeline/advisory_step.h"
+#include "tracker/pipeline/hub_info.h"
 
 namespace hubwatch::pipeline {
 namespace {
@@ -176,6 +177,34 @@ TEST(PollOutcome, AFailureToPersistFailsOnlyAPollThatWasGood) {
   PollReport bad{.ok = false, .error = "timed out"};
   AddToReport(failed, r, bad);
   EXPECT_EQ(bad.error, "timed out");  // the first failure is the one reported
+}
+
+TEST(HubInfo, IsDueWhenMissingOldOrTheHeadMovedAndNeverWhenOff) {
+  PollerOptions on;
+  on.hub_info_interval_s = 86400;
+  const store::HubInfo never;
+  const store::HubInfo fresh{.fetched_at = 1000};
+  EXPECT_TRUE(HubInfoDue(never, false, 2000, on));
+  EXPECT_FALSE(HubInfoDue(fresh, false, 1000 + 86399, on));
+  EXPECT_TRUE(HubInfoDue(fresh, false, 1000 + 86400, on));
+  EXPECT_TRUE(HubInfoDue(fresh, true, 1001, on));
+  EXPECT_FALSE(HubInfoDue(never, true, 2000, PollerOptions{}));
+}
+
+// Upstream decides how many tags a repo has and how long they are; the store keeps 64 of at
+// most 200 bytes, and a count past int64 is clamped.
+TEST(HubInfo, IsBoundedWhateverTheHubSends) {
+  hub::ModelInfo info;
+  info.downloads = UINT64_MAX;
+  info.likes = 3;
+  for (int i = 0; i < 1000; ++i) info.tags.push_back(std::string(5000, 'a' + i % 26));
+  const store::HubInfo out = HubInfoOf(info, 77);
+  EXPECT_EQ(out.downloads, INT64_MAX);
+  EXPECT_EQ(out.likes, 3);
+  ASSERT_EQ(out.tags.size(), store::kMaxHubTags);
+  for (const std::string& tag : out.tags) EXPECT_LE(tag.size(), store::kMaxHubTagBytes);
+  EXPECT_EQ(out.fetched_at, 77);
+  EXPECT_FALSE(HubInfoOf(hub::ModelInfo{}, 1).downloads.has_value());
 }
 
 }  // namespace

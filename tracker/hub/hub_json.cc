@@ -220,6 +220,8 @@ HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string
       if (t.is_string()) info.tags.push_back(t.get<std::string>());
     }
   }
+  info.downloads = r.OptUnsigned(o, "downloads");
+  info.likes = r.OptUnsigned(o, "likes");
   if (auto it = o.find("siblings"); it != o.end() && r.RequireArray(*it, "\"siblings\"")) {
     for (const json& s : *it) {
       if (!r.RequireObject(s, "a sibling")) break;

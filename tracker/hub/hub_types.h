@@ -85,6 +85,8 @@ struct ModelInfo {
   std::optional<std::string> pipeline_tag;
   std::optional<std::string> library_name;
   std::vector<std::string> tags;
+  std::optional<uint64_t> downloads;  // over the last 30 days (expand=downloads, or by default)
+  std::optional<uint64_t> likes;
   std::vector<Sibling> siblings;
   std::map<std::string, uint64_t> safetensors_parameters;  // dtype -> count
   std::optional<uint64_t> safetensors_total;

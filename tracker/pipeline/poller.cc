@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tracker/pipeline/fetch_plan.h"
+#include "tracker/pipeline/hub_info.h"
 #include "tracker/pipeline/poll_outcome.h"
 #include "tracker/pipeline/revision_commit.h"
 #include "tracker/pipeline/snapshot_loader.h"
@@ -43,6 +44,31 @@ void OffloadOrRun(const PollerOptions& o, std::function<void()> work, std::funct
   }
 }
 
+// The rewrite a commit list that no longer reaches `previous_head` shows: the revisions stored
+// and not yet rewritten away that the new history (`in_history`) lacks.
+Result<Rewrite> RewriteOf(store::Store& store, const std::string& repo,
+                          const std::string& previous_head, size_t new_history_length,
+                          const std::set<std::string>& in_history) {
+  Result<std::vector<store::RevisionRecord>> old = store.revisions().ListRevisions(repo);
+  if (!old.ok()) return old.error();
+  Rewrite r;
+  for (const store::RevisionRecord& o : *old) {
+    if (!o.rewritten_away && !in_history.count(o.sha)) r.rewritten_away.push_back(o.sha);
+  }
+  r.previous_head = previous_head;
+  r.new_history_length = new_history_length;
+  return r;
+}
+
+// No tracked ref of `record` has a head in the store: the Hub's 404 cannot mean "deleted since".
+bool NoRefHead(store::Store& store, const store::RepoRecord& record) {
+  for (const std::string& ref : record.refs) {
+    Result<std::optional<std::string>> head = store.repos().GetRefHead(record.id, ref);
+    if (!head.ok() || *head) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
@@ -61,7 +87,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
     record_ = **record;
     stored_ = record_;
-    report_.first_poll = NeverSeen();
+    report_.first_poll = NoRefHead(p_.store_, record_);
     p_.hub_.Refs(repo_, false, Then<hub::RepoRefs>(&RepoPoll::OnRefs));
   }
 
@@ -133,14 +159,9 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     rewrite_.reset();
     if (!cursor_.empty() && !list.reached_stop_commit) {
       report_.history_rewritten = true;
-      Result<std::vector<store::RevisionRecord>> old = p_.store_.revisions().ListRevisions(repo_);
-      if (!old.ok()) return FailLocal(old.error().message);
-      Rewrite& r = rewrite_.emplace();
-      for (const store::RevisionRecord& o : *old) {
-        if (!o.rewritten_away && !in_history.count(o.sha)) r.rewritten_away.push_back(o.sha);
-      }
-      r.previous_head = cursor_;
-      r.new_history_length = list.commits.size();
+      Result<Rewrite> r = RewriteOf(p_.store_, repo_, cursor_, list.commits.size(), in_history);
+      if (!r.ok()) return FailLocal(r.error().message);
+      rewrite_ = std::move(r).value();
     }
     base_.reset();
     if (!cursor_.empty()) {
@@ -241,7 +262,20 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     IngestNext();
   }
 
+  // The poll went well: reads the Hub info when due, then records the poll.
   void Finish() {
+    if (!HubInfoDue(record_.hub_info, report_.head_moved, Now(), *o_)) return RecordGood();
+    ReadHubInfo(p_.hub_, repo_, record_.hub_info, Now(), [self = shared_from_this()](auto read) {
+      AddStats(self->report_.stats, read.stats);
+      if (read.stopped) return self->FailHub(*read.stopped);
+      if (read.failure)
+        self->Log(self->repo_ + ": the Hub's counts were not read: " + *read.failure);
+      self->record_.hub_info = std::move(read.info);
+      self->RecordGood();
+    });
+  }
+
+  void RecordGood() {
     RecordGoodPoll(record_, report_, Now(), *o_);
     report_.state = record_.state;
     Persist();
@@ -297,20 +331,12 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     failed_ = true;
     report_.ok = false;
     report_.state = state;
-    report_.never_seen = state == store::RepoState::kDeleted && !record_.id.empty() && NeverSeen();
+    report_.never_seen =
+        state == store::RepoState::kDeleted && !record_.id.empty() && NoRefHead(p_.store_, record_);
     report_.error = FailureDetail(why, report_.never_seen);  // callers log the report
     if (record_.id.empty()) return Done();  // not even the repo record could be read
     RecordFailed(record_, state, report_.error, report_.never_seen, Now(), o_->interval_s);
     Persist();
-  }
-
-  // No tracked ref has a head in the store: the Hub's 404 cannot mean "deleted since".
-  bool NeverSeen() {
-    for (const std::string& ref : record_.refs) {
-      Result<std::optional<std::string>> head = p_.store_.repos().GetRefHead(repo_, ref);
-      if (!head.ok() || *head) return false;
-    }
-    return true;
   }
 
   void Done() {

@@ -38,6 +38,9 @@ struct PollerOptions {
   // Change hints on: a good poll is next due after this instead (0: hints off).
   int64_t reconcile_interval_s = 0;
   bool advise_cosmetic = false;
+  // A good poll also reads the repo's model info (downloads, likes, tags: one request) when the
+  // stored one is older than this, never read, or the head moved. 0: never read.
+  int64_t hub_info_interval_s = 0;
   // 0: advisories are published as their revision is ingested. Otherwise a burst of commits is
   // ingested as it arrives but its advisories are held until no commit came for this long (by
   // the commits' dates, clamped to now); the repo is polled again when the burst should settle,

@@ -48,6 +48,16 @@ struct Query {
 
 enum class IngestOutcome { kIngested, kAlreadyPresent };
 
+// What the Hub says of a repo beside its files (model info), as of `fetched_at`.
+struct HubInfo {
+  std::optional<int64_t> downloads{};  // the Hub's count over the last 30 days
+  std::optional<int64_t> likes{};
+  std::vector<std::string> tags{};  // as the Hub lists them, at most kMaxHubTags
+  int64_t fetched_at = 0;           // 0: never read
+};
+inline constexpr size_t kMaxHubTags = 64;
+inline constexpr size_t kMaxHubTagBytes = 200;
+
 struct RepoRecord {
   std::string id{};                 // "google/gemma-2-9b-it"
   std::vector<std::string> refs{};  // tracked refs
@@ -63,6 +73,7 @@ struct RepoRecord {
   // kConfig: the configuration lists it (and untracks it when it no longer does); kApi: added
   // through the API, left alone by the configuration. AddRepo writes it.
   Source source = Source::kApi;
+  HubInfo hub_info{};  // UpdateRepoPoll writes it
 };
 
 struct RevisionRecord {

@@ -36,12 +36,22 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
       return Error::Io("store: how repo " + r.id + "'s last change was found is damaged");
     }
   }
+  if (!q.IsNull(12)) r.hub_info.downloads = q.Int(12);
+  if (!q.IsNull(13)) r.hub_info.likes = q.Int(13);
+  if (!q.IsNull(14)) {
+    Result<std::vector<std::string>> tags =
+        StoredStringList(q.Text(14), "the tags of repo " + r.id);
+    if (!tags.ok()) return tags.error();
+    r.hub_info.tags = std::move(tags).value();
+  }
+  r.hub_info.fetched_at = q.IsNull(15) ? 0 : q.Int(15);
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
-    "consecutive_errors, source, last_reconciled_at, last_change_found_by FROM repos ";
+    "consecutive_errors, source, last_reconciled_at, last_change_found_by, hub_downloads, "
+    "hub_likes, hub_tags, hub_info_at FROM repos ";
 
 Status RepoStore::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
@@ -82,10 +92,18 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
   HW_PREPARE(q,
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
              "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7, "
-             "last_reconciled_at = ?8, last_change_found_by = ?9 WHERE id = ?1");
+             "last_reconciled_at = ?8, last_change_found_by = ?9, hub_downloads = ?10, "
+             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13 WHERE id = ?1");
   std::optional<std::string> found_by;
   if (repo.last_change_found_by)
     found_by = std::string(PollTriggerName(*repo.last_change_found_by));
+  const HubInfo& info = repo.hub_info;
+  std::optional<std::string> tags;
+  std::optional<int64_t> fetched_at;
+  if (info.fetched_at > 0) {
+    tags = ToJsonText(info.tags);
+    fetched_at = info.fetched_at;
+  }
   return q.Bind(1, repo.id)
       .Bind(2, RepoStateName(repo.state))
       .Bind(3, repo.state_detail)
@@ -95,6 +113,10 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
       .Bind(7, repo.consecutive_errors)
       .Bind(8, repo.last_reconciled_at)
       .BindOptional(9, found_by)
+      .BindOptional(10, info.downloads)
+      .BindOptional(11, info.likes)
+      .BindOptional(12, tags)
+      .BindOptional(13, fetched_at)
       .Run("updating repo " + repo.id);
 }
 

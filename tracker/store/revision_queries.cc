@@ -90,4 +90,25 @@ Result<std::vector<std::string>> RevisionQueries::ReposWithRevision(const std::s
   return Column0(q, "finding repos by revision");
 }
 
+Result<HistoryStamp> RevisionQueries::GetHistoryStamp(const std::string& repo) {
+  HW_PREPARE(q,
+             "SELECT (SELECT count(*) FROM revisions WHERE repo = ?1), "
+             "(SELECT count(*) FROM revisions WHERE repo = ?1 AND rewritten_away = 1), "
+             "(SELECT sha FROM revisions WHERE repo = ?1 ORDER BY ingest_order DESC LIMIT 1), "
+             "(SELECT sha FROM revisions WHERE repo = ?1 AND rewritten_away = 0 "
+             "ORDER BY ingest_order DESC LIMIT 1), "
+             "(SELECT ifnull(max(id), 0) FROM changes WHERE repo = ?1)");
+  q.Bind(1, repo);
+  Result<bool> row = q.Step("reading the history stamp");
+  if (!row.ok()) return row.error();
+  HistoryStamp stamp;
+  if (!*row) return stamp;
+  stamp.revisions = q.Int(0);
+  stamp.rewritten_away = q.Int(1);
+  stamp.newest_sha = q.OptionalText(2).value_or("");
+  stamp.head_sha = q.OptionalText(3).value_or("");
+  stamp.newest_change = q.Int(4);
+  return stamp;
+}
+
 }  // namespace hubwatch::store

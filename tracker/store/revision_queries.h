@@ -1,7 +1,8 @@
 #pragma once
 
 // RevisionQueries: the read-only questions the HTTP API asks about a repo's history (what
-// changed after a pinned revision, the latest change, revisions by sha prefix). Where a query
+// changed after a pinned revision, the latest change, revisions by sha prefix, the history's
+// stamp). Where a query
 // returns records, it finds their keys and reads each through RevisionStore's getters, so each
 // table keeps one row reader.
 //
@@ -34,6 +35,16 @@ struct LastChange {
   int64_t first_seen_at = 0;
 };
 
+// A repo's history in a few numbers: any ingest, rewrite or change moves at least one of them,
+// so they stand for the whole history where a cache key needs it.
+struct HistoryStamp {
+  int64_t revisions = 0;
+  int64_t rewritten_away = 0;
+  std::string newest_sha;     // the most recently ingested revision ("" when none)
+  std::string head_sha;       // the most recently ingested one not rewritten away ("" when none)
+  int64_t newest_change = 0;  // the largest change id (0 when none)
+};
+
 class RevisionQueries {
  public:
   RevisionQueries(Database& db, RevisionStore& revisions) : db_(db), revisions_(revisions) {}
@@ -51,6 +62,8 @@ class RevisionQueries {
   // The newest behavioral or breaking change of `kind` ("" = any) in a revision of `repo` that is
   // not rewritten away.
   Result<std::optional<LastChange>> LatestChange(const std::string& repo, const std::string& kind);
+  // What a view of the repo's history depends on, in one indexed query (HistoryStamp).
+  Result<HistoryStamp> GetHistoryStamp(const std::string& repo);
   // The repos that have a revision `sha`, by id.
   Result<std::vector<std::string>> ReposWithRevision(const std::string& sha);
 
