@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/service/config_json.h"
-#include "estimator/base/text.h"
 
 namespace hubwatch::service {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "estimator/base/text.h"
+#include "daemon/service/config.h"
 
 namespace hubwatch::service::config_json {
 

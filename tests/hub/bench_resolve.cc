@@ -175,7 +175,10 @@ int main(int argc, char** argv) {
     if (!pki.ok()) return std::fprintf(stderr, "%s\n", pki.error().message.c_str()), 1;
     const uint16_t port = hubwatch::tls_test::FreePort("127.0.0.1");
     const std::string public_url = "https://127.0.0.1:" + std::to_string(port);
-    hub = StartFakehub(binary, repos, {"--public-hub-url", public_url});
+    const std::string cdn_url =  // never contacted: HEADs do not follow the CDN redirect
+        "https://127.0.0.2:" + std::to_string(hubwatch::tls_test::FreePort("127.0.0.2"));
+    hub = StartFakehub(binary, repos,
+                       {"--public-hub-url", public_url, "--public-cdn-url", cdn_url});
     auto started = TlsFront::Start(
         {.port = port,
          .backend_port = static_cast<uint16_t>(std::stoi(hub.url.substr(hub.url.rfind(':') + 1))),

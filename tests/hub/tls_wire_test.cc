@@ -359,6 +359,13 @@ TEST_F(TlsWireTest, RedirectFromHttpsToHttpIsRefused) {
       << got.error().ToString();
   EXPECT_EQ(FakehubRequests("cdn"), 0u) << "nothing may follow a redirect out of TLS";
   EXPECT_EQ(FakehubRequests("hub"), 1u);
+  // A HEAD does not follow the CDN redirect: it reports where the content lives, refusing nothing.
+  auto [head, head_stats] = hub::Await<hub::ResolvedFile>(io_, [&](auto done) {
+    stack_->client().ResolveHead(RepoId(0), "main", "model.safetensors", std::move(done));
+  });
+  ASSERT_TRUE(head.ok()) << head.error().ToString();
+  EXPECT_TRUE(head->location.starts_with("http://127.0.0.2:")) << head->location;
+  EXPECT_EQ(FakehubRequests("cdn"), 0u);
 }
 
 }  // namespace

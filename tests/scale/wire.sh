@@ -23,7 +23,7 @@ for mode in clear tls; do
   flag=()
   [[ "$mode" == tls ]] && flag=(--tls)
   "$BIN/hub_bench_resolve" --requests "$requests" --concurrency 32 --idle 64 "${flag[@]}" \
-    >"$base/bench-$mode.txt" 2>&1
+    >"$base/bench-$mode.txt" 2>&1 || echo "hub_bench_resolve $mode: failures (see below)"
 done
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); $(nproc) cores; commit $(git -C "$ROOT" rev-parse --short HEAD)"

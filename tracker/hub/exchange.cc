@@ -283,11 +283,6 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     if (!target || OriginOf(*target).empty()) {
       return Finish(ProtocolError("redirect to an unusable Location", hop_url, response.status));
     }
-    if (SplitUrl(hop_url).scheme == "https" && SplitUrl(*target).scheme != "https") {
-      return Finish(ProtocolError(
-          "refused a redirect from https to " + OriginOf(*target) + ": it would leave TLS", hop_url,
-          response.status));
-    }
     const bool same_origin = OriginOf(*target) == OriginOf(hop_url);
     if (request.redirects == RedirectPolicy::kSameOrigin && !same_origin) {
       ExchangeResponse result;
@@ -300,6 +295,12 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
       return Finish(ProtocolError("redirected to another host (" + OriginOf(*target) +
                                       "), not followed: API calls stay on the Hub's origin",
                                   hop_url, response.status));
+    }
+    // Only a redirect that is followed: kSameOrigin returns the others unfollowed.
+    if (SplitUrl(hop_url).scheme == "https" && SplitUrl(*target).scheme != "https") {
+      return Finish(ProtocolError(
+          "refused a redirect from https to " + OriginOf(*target) + ": it would leave TLS", hop_url,
+          response.status));
     }
     if (++hops > state->options.max_redirects) {
       return Finish(
