@@ -177,8 +177,8 @@ int main(int argc, char** argv) {
     const std::string public_url = "https://127.0.0.1:" + std::to_string(port);
     const std::string cdn_url =  // never contacted: HEADs do not follow the CDN redirect
         "https://127.0.0.2:" + std::to_string(hubwatch::tls_test::FreePort("127.0.0.2"));
-    hub = StartFakehub(binary, repos,
-                       {"--public-hub-url", public_url, "--public-cdn-url", cdn_url});
+    hub =
+        StartFakehub(binary, repos, {"--public-hub-url", public_url, "--public-cdn-url", cdn_url});
     auto started = TlsFront::Start(
         {.port = port,
          .backend_port = static_cast<uint16_t>(std::stoi(hub.url.substr(hub.url.rfind(':') + 1))),

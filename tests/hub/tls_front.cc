@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,8 +16,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-extern char** environ;
 
 namespace hubwatch::tls_test {
 namespace {
@@ -39,18 +37,27 @@ bool Accepts(const std::string& host, uint16_t port) {
   return ok;
 }
 
+// Starts `args` with stdout and stderr on /dev/null (nghttpx writes its own log files). The child
+// is killed when the thread that started it dies (PR_SET_PDEATHSIG), so a test killed by a
+// timeout leaves no front behind. Between fork and exec only async-signal-safe calls.
 Result<pid_t> Spawn(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  posix_spawn_file_actions_t quiet;  // nghttpx writes its log files; stdout/stderr say nothing
-  posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&quiet);
-  if (rc != 0) return Error::Io("cannot start " + args[0]);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) return Error::Io("cannot start " + args[0]);
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent is already gone
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
   return pid;
 }
 
@@ -82,6 +89,15 @@ Result<TestPki> SharedTestPki() {
     p.ticket_key = p.dir + "/ticket.key";
     return p;
   }();
+  // Removed at exit (after every front: a front's logs live in its work dir, not here).
+  static const struct Cleanup {
+    ~Cleanup() {
+      if (pki.ok()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(pki->dir, ignored);
+      }
+    }
+  } cleanup;
   return pki;
 }
 

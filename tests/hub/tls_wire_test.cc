@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -49,8 +50,9 @@ class TlsWireTest : public ::testing::Test {
     Result<TestPki> pki = SharedTestPki();
     ASSERT_TRUE(pki.ok()) << pki.error().message;
     pki_ = *pki;
-    work_ = ::testing::TempDir() + "tls_wire_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // a parameterized test's "Name/Param"
+    work_ = ::testing::TempDir() + "tls_wire_" + name;
     std::filesystem::remove_all(work_);
     std::filesystem::create_directories(work_);
   }
@@ -62,6 +64,7 @@ class TlsWireTest : public ::testing::Test {
     hub_front_.reset();
     cdn_front_.reset();
     if (fakehub_) fakehub_->Stop();
+    if (!HasFailure() && !work_.empty()) std::filesystem::remove_all(work_);  // kept on failure
   }
 
   Certs Good() const {
