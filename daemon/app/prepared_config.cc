@@ -58,6 +58,7 @@ std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
   check(a.store != b.store, "store");
   check(running.hub.endpoint != next.hub.endpoint, "hub.endpoint");
   check(running.hub.token.reveal() != next.hub.token.reveal(), "hub.token_file");
+  check(running.hub.ca_file != next.hub.ca_file, "hub.ca_file");
   check(a.hub.max_concurrent != b.hub.max_concurrent, "hub.max_concurrent");
   check(a.hub.max_safetensors_header_bytes != b.hub.max_safetensors_header_bytes,
         "hub.max_safetensors_header_bytes");

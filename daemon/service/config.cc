@@ -9,26 +9,27 @@
 #include <set>
 #include <tuple>
 
+#include "daemon/service/config_hub.h"
+#include "daemon/service/config_json.h"
 #include "estimator/base/json_nesting.h"
 #include "estimator/base/text.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::service {
+
+using config_json::Bad;
+using config_json::CheckKeys;
+using config_json::Describe;
+using config_json::IntInRange;
+using config_json::Path;
+using config_json::PositiveInt;
+using config_json::Resolve;
+using config_json::String;
+
 namespace {
 
 constexpr size_t kMaxConfigBytes = 64 << 20;
-
-Error Bad(const std::string& what) { return Error::InvalidInput(what); }
-
-// A value for an error message, never longer than ~90 characters: scalars as JSON (strings cut,
-// control characters escaped), arrays and objects by their size.
-std::string Describe(const nlohmann::json& v) {
-  if (v.is_string()) return QuoteForError(v.get_ref<const std::string&>());
-  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
-  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " key(s)";
-  return v.dump();  // a number, a boolean or null: short, and always valid UTF-8
-}
 
 // The end of the longest prefix of `text` of at most `max` bytes that does not split a UTF-8
 // character.
@@ -54,60 +55,6 @@ std::string OneLine(std::string_view text, size_t max) {
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_directory(path, ec);
-}
-
-std::string Resolve(const std::string& base_dir, const std::string& path) {
-  if (base_dir.empty() || path.empty() || path == ":memory:" || path[0] == '/') return path;
-  return (std::filesystem::path(base_dir) / path).string();
-}
-
-Status CheckKeys(const nlohmann::json& object, const std::string& where,
-                 const std::set<std::string>& known) {
-  for (auto it = object.begin(); it != object.end(); ++it) {
-    if (known.count(it.key())) continue;
-    std::string list;
-    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-    return Bad(where + ": unknown key " + QuoteForError(it.key()) + " (known: " + list + ")");
-  }
-  return Status::Ok();
-}
-
-// An integer in [min, max] (max >= 0); unsigned values above INT64_MAX are out of range.
-Result<int64_t> IntInRange(const nlohmann::json& v, const std::string& where, int64_t min,
-                           int64_t max) {
-  bool in_range = false;
-  if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
-    in_range = u <= static_cast<uint64_t>(max) && static_cast<int64_t>(u) >= min;
-  } else if (v.is_number_integer()) {
-    const int64_t n = v.get<int64_t>();
-    in_range = n >= min && n <= max;
-  }
-  if (!in_range) {
-    return Bad(where + " must be an integer between " + std::to_string(min) + " and " +
-               std::to_string(max) + ", got " + Describe(v));
-  }
-  return v.get<int64_t>();
-}
-
-Result<int64_t> PositiveInt(const nlohmann::json& v, const std::string& where, int64_t max) {
-  return IntInRange(v, where, 1, max);
-}
-
-Result<std::string> String(const nlohmann::json& v, const std::string& where) {
-  if (!v.is_string() || v.get_ref<const std::string&>().empty()) {
-    return Bad(where + " must be a non-empty string, got " + Describe(v));
-  }
-  return v.get<std::string>();
-}
-
-// A path-valued key: a non-empty string, resolved against the config's directory.
-Result<std::string> Path(const nlohmann::json& v, const std::string& where,
-                         const std::string& base_dir) {
-  Result<std::string> p = String(v, where);
-  if (!p.ok()) return p.error();
-  if (p->find('\0') != std::string::npos) return Bad(where + " must not hold a NUL character");
-  return Resolve(base_dir, *p);
 }
 
 // listen, admin_token_file, api, subscriptions, webhooks, log: what `hubwatch serve` reads.
@@ -275,43 +222,7 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   }
 
   if (j.contains("hub")) {
-    const nlohmann::json& h = j["hub"];
-    if (!h.is_object()) return Bad("hub must be an object");
-    if (Status s = CheckKeys(h, "hub",
-                             {"endpoint", "token_file", "max_concurrent",
-                              "max_safetensors_header_bytes", "webhook_secret_file"});
-        !s.ok()) {
-      return s.error();
-    }
-    if (h.contains("endpoint")) {
-      Result<std::string> e = String(h["endpoint"], "hub.endpoint");
-      if (!e.ok()) return e.error();
-      if (!e->starts_with("http://") && !e->starts_with("https://")) {
-        return Bad("hub.endpoint must be an http(s) URL, got " + QuoteForError(*e));
-      }
-      c.hub.endpoint = *e;
-    }
-    if (h.contains("token_file")) {
-      Result<std::string> t = Path(h["token_file"], "hub.token_file", base_dir);
-      if (!t.ok()) return t.error();
-      c.hub.token_file = *t;
-    }
-    if (h.contains("webhook_secret_file")) {
-      Result<std::string> t = Path(h["webhook_secret_file"], "hub.webhook_secret_file", base_dir);
-      if (!t.ok()) return t.error();
-      c.hub.webhook_secret_file = *t;
-    }
-    if (h.contains("max_concurrent")) {
-      Result<int64_t> n = PositiveInt(h["max_concurrent"], "hub.max_concurrent", 1024);
-      if (!n.ok()) return n.error();
-      c.hub.max_concurrent = static_cast<int>(*n);
-    }
-    if (h.contains("max_safetensors_header_bytes")) {
-      Result<int64_t> n = PositiveInt(h["max_safetensors_header_bytes"],
-                                      "hub.max_safetensors_header_bytes", 100'000'000);
-      if (!n.ok()) return n.error();
-      c.hub.max_safetensors_header_bytes = static_cast<uint64_t>(*n);
-    }
+    if (Status s = ParseHubKeys(j["hub"], base_dir, c.hub); !s.ok()) return s.error();
   }
 
   if (j.contains("repos")) {
@@ -489,6 +400,7 @@ Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config) {
 Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
   hub::HubConfig hub_config;
   hub_config.endpoint = config.hub.endpoint;
+  hub_config.ca_file = config.hub.ca_file;
   Result<std::optional<std::string>> token = ReadTokenFile(config);
   if (!token.ok()) return token.error();
   hub_config.token = *token;

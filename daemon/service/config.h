@@ -31,7 +31,9 @@ struct RepoConfig {
 struct HubOptionsConfig {
   std::optional<std::string> endpoint;    // else HF_ENDPOINT, else https://huggingface.co
   std::optional<std::string> token_file;  // else HF_TOKEN, else HF_TOKEN_PATH
-  int max_concurrent = 8;                 // transfers in flight
+  // A PEM bundle of the CAs trusted for the Hub and its CDN instead of the system store.
+  std::optional<std::string> ca_file;
+  int max_concurrent = 8;  // transfers in flight
   uint64_t max_safetensors_header_bytes = 25'000'000;
   // The secret the Hub's webhooks send in X-Webhook-Secret; unset: POST /api/v1/hub-webhooks
   // answers 404 (no webhook is expected).

@@ -112,6 +112,20 @@ TEST(ConfigParse, PathsWithNulAndEndpointsThatAreNotUrlsAreRefused) {
 
 using ConfigFiles = hubwatch::testing::ScratchDirTest;
 
+TEST_F(ConfigFiles, HubCaFileIsResolvedAgainstTheConfigAndUsedByTheHubSettings) {
+  Result<DaemonConfig> c = ParseConfig(R"({"hub": {"ca_file": "certs/ca.pem"}})", dir_.string());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->hub.ca_file, (dir_ / "certs" / "ca.pem").string());
+  std::filesystem::create_directories(dir_ / "certs");
+  Write("certs/ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  Result<hub::HubSettings> settings = HubSettingsFor(*c);
+  ASSERT_TRUE(settings.ok()) << settings.error().message;
+  EXPECT_EQ(settings->ca_file, (dir_ / "certs" / "ca.pem").string());
+  EXPECT_TRUE(HubSettingsFor(DaemonConfig{})->ca_file.empty()) << "default: the system store";
+  EXPECT_NE(Refused(R"({"hub": {"ca_file": 1}})").find("hub.ca_file must be a non-empty string"),
+            std::string::npos);
+}
+
 TEST(ConfigParse, ChangeHintsAreOnByDefaultAndTheirKeysAreChecked) {
   Result<DaemonConfig> d = ParseConfig("{}", "");
   ASSERT_TRUE(d.ok());
@@ -203,6 +217,11 @@ TEST_F(ConfigFiles, PrepareRefusesWhatAStartCannotRunAndNamesTheKey) {
       {[&](DaemonConfig& c) { c.store = dir_.string(); }, "is a directory"},
       {[&](DaemonConfig& c) { c.hub.token_file = (dir_ / "none").string(); }, "hub.token_file"},
       {[&](DaemonConfig& c) { c.hub.token_file = Write("empty", " \n"); }, "is empty"},
+      {[&](DaemonConfig& c) { c.hub.ca_file = (dir_ / "none.pem").string(); },
+       "hub.ca_file " + (dir_ / "none.pem").string() + " cannot be read"},
+      {[&](DaemonConfig& c) { c.hub.ca_file = Write("ca.pem", "not a certificate"); },
+       "holds no PEM certificate"},
+      {[&](DaemonConfig& c) { c.hub.endpoint = "http://hub.invalid"; }, "cleartext"},
       {[&](DaemonConfig& c) { c.api.admin_token_file = (dir_ / "none").string(); },
        "admin_token_file"},
       {[&](DaemonConfig& c) {

@@ -57,6 +57,11 @@ struct FakeHubOptions {
   int tree_expand_page_size = 50;
   int commits_page_size = 50;
   bool relative_links = false;  // Link targets as paths instead of absolute URLs
+  // Where clients reach the listeners when a front (a TLS-terminating proxy) stands before them:
+  // every absolute URL fakehub writes (Link, Location, webhook payloads) uses these origins
+  // instead of the listeners' own. "scheme://loopback-host:port", no path; "" = the listener's.
+  std::string public_hub_url;
+  std::string public_cdn_url;
   std::vector<FakeUser> users;
   // Background churn (churn.h): this many untracked repos get a new head per minute, on the
   // replay clock (wall clock in static mode). 0 = none.
@@ -125,7 +130,7 @@ class FakeHub {
   static Result<std::unique_ptr<FakeHub>> Start(FakeHubOptions options);
   ~FakeHub();  // Stop()
 
-  std::string endpoint() const;      // "http://127.0.0.1:PORT"
+  std::string endpoint() const;      // "http://127.0.0.1:PORT" (the listener, never the front)
   std::string cdn_endpoint() const;  // "http://127.0.0.2:PORT"
 
   void AddFault(FaultRule rule);

@@ -2,7 +2,7 @@
 //         [--mode static|replay] [--speed X] [--replay-start ISO] [--synthetic N [--owners K]]
 //         [--churn PER_MINUTE] [--webhook URL [--webhook-secret S]]
 //         [--api-quota N] [--resolvers-quota N] [--token TOKEN[:user[:unapproved]]]...
-//         [--relative-links]
+//         [--relative-links] [--public-hub-url URL] [--public-cdn-url URL]
 // Prints "fakehub listening on http://HOST:PORT" once ready, then serves until SIGINT/SIGTERM.
 // --synthetic N      N generated repos, "synthetic/model-XXXXX" (synthetic.h); with --owners K,
 //                    "owner-XXXX/model-XXXXX" over K owners with Zipf-skewed sizes (K <= N).
@@ -11,6 +11,10 @@
 // --webhook URL      POST a Hub webhook to URL (http://127.x.y.z:PORT/path only) when a main
 //                    head changes (replay clock, push, super-squash), a repo is renamed or
 //                    deleted; X-Webhook-Secret: S. Deliveries show in GET /_fakehub/log.
+// --public-hub-url, --public-cdn-url  the origins clients use when a front (a TLS proxy such as
+//                    nghttpx) stands before the Hub or CDN listener, e.g. https://127.0.0.1:8443:
+//                    every absolute URL fakehub writes (Link, Location, webhook payloads) points
+//                    there. Loopback only. The listeners themselves stay cleartext HTTP/1.1.
 // Control: POST /_fakehub/repos/{ns}/{name}/commit {"files": {"path": "text"}, "title": "..."}
 // pushes a commit on main now (hub_events.cc); see hub_control.cc for the rest of /_fakehub/.
 
@@ -34,12 +38,15 @@ int Usage(const std::string& why) {
             << "               [--webhook http://127.0.0.1:PORT/PATH [--webhook-secret S]]\n"
             << "               [--api-quota N] [--resolvers-quota N]\n"
             << "               [--token TOKEN[:USER[:unapproved]]] [--relative-links]\n"
+            << "               [--public-hub-url URL] [--public-cdn-url URL]\n"
             << "  --synthetic N   N generated repos (synthetic/model-XXXXX); with --owners K,\n"
             << "                  owner-XXXX/model-XXXXX over K owners, Zipf-skewed sizes\n"
             << "  --churn R       R untracked background repos per minute get a new head\n"
             << "                  (listed only, on the replay clock; wall clock when static)\n"
             << "  --webhook URL   Hub webhooks for new main heads, renames and deletions,\n"
             << "                  sent to a 127.0.0.0/8 URL with X-Webhook-Secret\n"
+            << "  --public-hub-url, --public-cdn-url URL   origins of TLS fronts before the\n"
+            << "                  listeners (https://127.0.0.1:PORT): absolute links use them\n"
             << "  push a commit:  POST /_fakehub/repos/NS/NAME/commit {\"files\": {...}}\n";
   return 2;
 }
@@ -87,6 +94,10 @@ int main(int argc, char** argv) {
         options.api_quota = std::stoll(value());
       else if (arg == "--resolvers-quota")
         options.resolvers_quota = std::stoll(value());
+      else if (arg == "--public-hub-url")
+        options.public_hub_url = value();
+      else if (arg == "--public-cdn-url")
+        options.public_cdn_url = value();
       else if (arg == "--relative-links")
         options.relative_links = true;
       else if (arg == "--replay-start") {

@@ -13,6 +13,7 @@
 #include "tests/fakehub/fixture_loader.h"
 #include "tests/fakehub/hub_state.h"
 #include "tests/fakehub/webhook.h"
+#include "tracker/hub/url.h"
 
 namespace hubwatch::fakehub {
 namespace {
@@ -216,7 +217,8 @@ class FakeHub::Server {
     if (!cdn_port.ok()) return cdn_port.error();
     endpoint_ = "http://" + options.host + ":" + std::to_string(*hub_port);
     cdn_endpoint_ = "http://" + options.cdn_host + ":" + std::to_string(*cdn_port);
-    state->SetOrigins(endpoint_, cdn_endpoint_);
+    state->SetOrigins(options.public_hub_url.empty() ? endpoint_ : options.public_hub_url,
+                      options.public_cdn_url.empty() ? cdn_endpoint_ : options.public_cdn_url);
     hub_->Accept();
     cdn_->Accept();
     if (watch_clock) Watch(std::move(state));
@@ -256,6 +258,24 @@ class FakeHub::Server {
   std::thread thread_;
 };
 
+namespace {
+
+// A front's origin: http(s)://host:port on loopback, nothing after the authority ("" passes).
+Status CheckPublicUrl(const std::string& url) {
+  if (url.empty()) return Status::Ok();
+  const hub::UrlParts parts = hub::SplitUrl(url);
+  const bool origin_only = (parts.scheme == "http" || parts.scheme == "https") &&
+                           parts.has_authority && parts.path.empty() && !parts.has_query &&
+                           !parts.has_fragment;
+  if (!origin_only || !hub::IsLoopbackHost(hub::HostOf(url))) {
+    return Error::InvalidInput("a public URL is http(s)://LOOPBACK-HOST:PORT with no path, got " +
+                               url);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<FakeHub>> FakeHub::Start(FakeHubOptions options) {
   std::vector<Repo> repos;
   if (!options.fixtures_dir.empty()) {
@@ -265,6 +285,9 @@ Result<std::unique_ptr<FakeHub>> FakeHub::Start(FakeHubOptions options) {
   }
   for (Repo& repo : options.extra_repos) repos.push_back(std::move(repo));
   options.extra_repos.clear();
+  for (const std::string* url : {&options.public_hub_url, &options.public_cdn_url}) {
+    if (Status s = CheckPublicUrl(*url); !s.ok()) return s.error();
+  }
   std::optional<WebhookTarget> webhook;
   if (!options.webhook_url.empty()) {
     Result<WebhookTarget> target = ParseWebhookUrl(options.webhook_url);

@@ -11,7 +11,11 @@
 //     curl's cache. RSS after
 //     minus RSS before (both after malloc_trim), divided by the number of idle sockets counted in
 //     /proc/self/fd, is the memory per idle connection.
+// --tls (--tls-h1): the client talks to an nghttpx front (tls_front.h) before fakehub: TLS with
+// ALPN h2,http/1.1 (http/1.1 only), certificates of a test CA trusted through ca_file, the wire
+// production uses. The front's CPU is reported apart; the client's includes TLS.
 // usage: hub_bench_resolve [--requests N] [--concurrency C] [--idle K] [--fakehub PATH]
+//                          [--tls | --tls-h1]
 
 #include <malloc.h>
 #include <signal.h>
@@ -29,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/hub/tls_front.h"
 #include "tracker/hub/asio_clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/curl_transport.h"
@@ -69,7 +74,7 @@ struct Child {
   std::string url;
 };
 
-Child StartFakehub(const std::string& binary, int repos) {
+Child StartFakehub(const std::string& binary, int repos, std::vector<std::string> extra) {
   int out[2];
   if (pipe(out) != 0) std::exit(1);
   posix_spawn_file_actions_t actions;
@@ -79,6 +84,7 @@ Child StartFakehub(const std::string& binary, int repos) {
   std::vector<std::string> args = {binary,        "--synthetic", std::to_string(repos),
                                    "--api-quota", "1000000000",  "--resolvers-quota",
                                    "1000000000"};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -139,8 +145,14 @@ int RunResolves(boost::asio::io_context& io, HubClient& client, int total, int c
 int main(int argc, char** argv) {
   int requests = 20000, concurrency = 64, idle = 256, repos = 64;
   std::string binary = FAKEHUB_BINARY;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  std::string tls;  // "", "h2,http/1.1" or "http/1.1"
+  for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--tls" || arg == "--tls-h1") {
+      tls = arg == "--tls" ? "h2,http/1.1" : "http/1.1";
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (arg == "--requests")
       requests = std::stoi(argv[i + 1]);
     else if (arg == "--concurrency")
@@ -149,9 +161,37 @@ int main(int argc, char** argv) {
       idle = std::stoi(argv[i + 1]);
     else if (arg == "--fakehub")
       binary = argv[i + 1];
+    ++i;
   }
   signal(SIGPIPE, SIG_IGN);
-  Child hub = StartFakehub(binary, repos);
+  using hubwatch::tls_test::TlsFront;
+  std::unique_ptr<TlsFront> front;
+  std::string ca_file;
+  Child hub;
+  if (tls.empty()) {
+    hub = StartFakehub(binary, repos, {});
+  } else {
+    auto pki = hubwatch::tls_test::SharedTestPki();
+    if (!pki.ok()) return std::fprintf(stderr, "%s\n", pki.error().message.c_str()), 1;
+    const uint16_t port = hubwatch::tls_test::FreePort("127.0.0.1");
+    const std::string public_url = "https://127.0.0.1:" + std::to_string(port);
+    const std::string cdn_url =  // never contacted: HEADs do not follow the CDN redirect
+        "https://127.0.0.2:" + std::to_string(hubwatch::tls_test::FreePort("127.0.0.2"));
+    hub =
+        StartFakehub(binary, repos, {"--public-hub-url", public_url, "--public-cdn-url", cdn_url});
+    auto started = TlsFront::Start(
+        {.port = port,
+         .backend_port = static_cast<uint16_t>(std::stoi(hub.url.substr(hub.url.rfind(':') + 1))),
+         .cert = pki->loopback_cert,
+         .key = pki->loopback_key,
+         .alpn = tls},
+        pki->dir);
+    if (!started.ok()) return std::fprintf(stderr, "%s\n", started.error().message.c_str()), 1;
+    front = std::move(started).value();
+    hub.url = front->url();
+    ca_file = pki->ca;
+    std::printf("wire: TLS through nghttpx, ALPN %s\n", tls.c_str());
+  }
   int status = 0;
   {
     boost::asio::io_context io;
@@ -160,6 +200,7 @@ int main(int argc, char** argv) {
     transport_options.max_host_connections = concurrency;
     transport_options.max_total_connections = concurrency;
     transport_options.connection_cache_size = concurrency;
+    transport_options.ca_file = ca_file;
     CurlTransport transport(io, transport_options);
     auto clock = MakeAsioClock(io);
     hubwatch::SeededRandom random(1);
@@ -169,6 +210,7 @@ int main(int argc, char** argv) {
 
     RunResolves(io, client, concurrency * 4, concurrency, repos);  // warm-up: connect everything
     const double cpu0 = CpuSeconds(), hub_cpu0 = ChildCpuSeconds(hub.pid);
+    const double front_cpu0 = front ? ChildCpuSeconds(front->pid()) : 0;
     const auto t0 = std::chrono::steady_clock::now();
     const int failures = RunResolves(io, client, requests, concurrency, repos);
     const double wall =
@@ -179,6 +221,11 @@ int main(int argc, char** argv) {
     std::printf("  throughput      %.0f calls/s (wall %.3f s)\n", requests / wall, wall);
     std::printf("  client CPU      %.1f us/call (%.3f s user+sys)\n", cpu / requests * 1e6, cpu);
     std::printf("  fakehub CPU     %.1f us/call\n", hub_cpu / requests * 1e6);
+    if (front) {
+      std::printf("  front CPU       %.1f us/call (nghttpx)\n",
+                  (ChildCpuSeconds(front->pid()) - front_cpu0) / requests * 1e6);
+      std::printf("  connections     %zu to the front (access log)\n", front->Connections());
+    }
     std::printf("  requests        %s\n", client.accounting().Summary().c_str());
     status = failures == 0 ? 0 : 1;
   }
@@ -190,6 +237,7 @@ int main(int argc, char** argv) {
     transport_options.max_total_connections = idle;
     transport_options.connection_cache_size = idle;
     transport_options.easy_handle_pool = 0;  // measure connections, not pooled easy handles
+    transport_options.ca_file = ca_file;
     auto transport = std::make_unique<CurlTransport>(io, transport_options);
     auto clock = MakeAsioClock(io);
     hubwatch::SeededRandom random(1);
@@ -208,6 +256,7 @@ int main(int argc, char** argv) {
                   static_cast<double>(rss_after - rss_before) / 1024.0);
     }
   }
+  front.reset();
   kill(hub.pid, SIGTERM);
   waitpid(hub.pid, nullptr, 0);
   return status;

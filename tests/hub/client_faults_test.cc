@@ -342,6 +342,21 @@ TEST_F(FaultsTest, IgnoredRangeIsCutOffNotDownloaded) {
   EXPECT_LT(stats.bytes_received, 1'000'000u) << "a 4.9 GB file must not be downloaded";
 }
 
+TEST_F(FaultsTest, ATokenIsNeverSentOverCleartextToAHostThatIsNotLoopback) {
+  HubClientOptions options;
+  options.settings.endpoint = "http://hub.invalid";  // never resolved: refused before sending
+  options.settings.token = Secret(kToken);
+  MakeClient(std::move(options));
+  auto refs = Refs(kF4);
+  ASSERT_FALSE(refs.ok());
+  EXPECT_EQ(refs.error().kind, HubErrorKind::kInvalidArgument);
+  EXPECT_NE(refs.error().detail.find("refused to send the Hub token over cleartext http:// to "
+                                     "hub.invalid"),
+            std::string::npos)
+      << refs.error().detail;
+  EXPECT_EQ(refs.error().ToString().find(kToken), std::string::npos);
+}
+
 TEST_F(FaultsTest, OfflineSendsNothing) {
   HubClientOptions options;
   options.settings.offline = true;

@@ -115,6 +115,42 @@ TEST(HubSettings, SecretNeverPrints) {
   EXPECT_EQ(RedactSecret("nothing here", Secret()), "nothing here");
 }
 
+TEST(HubSettings, ATokenNeverGoesOverCleartextOffLoopback) {
+  const EnvLookup env = Env({{"HOME", "/nonexistent-home"}});
+  auto with_token = [&](std::string endpoint) {
+    return LoadHubSettings({.endpoint = std::move(endpoint), .token = "hf_x"}, env);
+  };
+  auto refused = with_token("http://hub.invalid:8080");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("cleartext"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(refused.error().message.find("hf_x"), std::string::npos);
+  EXPECT_TRUE(with_token("https://hub.invalid").ok());
+  for (const char* loopback : {"http://127.0.0.1:8080", "http://127.9.9.9", "http://localhost:1",
+                               "http://[::1]:8080", "http://a.localhost"}) {
+    EXPECT_TRUE(with_token(loopback).ok()) << loopback;
+  }
+  EXPECT_TRUE(LoadHubSettings({.endpoint = "http://hub.invalid"}, env).ok()) << "no token";
+}
+
+TEST(HubSettings, CaFileMustBeAReadablePemBundle) {
+  TempDir dir;
+  const EnvLookup env = Env({{"HOME", "/nonexistent-home"}});
+  auto load = [&](std::string path) { return LoadHubSettings({.ca_file = std::move(path)}, env); };
+  EXPECT_TRUE(LoadHubSettings({}, env)->ca_file.empty()) << "default: the system store";
+  const std::string pem =
+      dir.Write("ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  ASSERT_TRUE(load(pem).ok());
+  EXPECT_EQ(load(pem)->ca_file, pem);
+  for (const std::string& bad : {dir.path() + "/missing.pem", dir.path(),
+                                 dir.Write("key.pem", "-----BEGIN PRIVATE KEY-----\n")}) {
+    auto refused = load(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message.find("hub.ca_file " + bad), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(HubErrorMapping, FollowsHfRaiseForStatusOrder) {
   auto response = [](int status, std::string code, std::string message) {
     HttpResponse r;

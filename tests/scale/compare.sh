@@ -8,6 +8,9 @@
 #             replay clock moves 3000 s and cycle 3 must report 100 heads moved (a check)
 # CPU: utime + stime from /proc/PID/stat; memory: VmHWM from /proc/PID/status (whole process);
 # requests: fakehub's request log, cleared before each measured cycle.
+# WIRE (lib.sh): clear, tls-h1 or tls-h2 - both hubwatch and the peer go through the same fronts
+# (the peer trusts the test CA through NODE_EXTRA_CA_CERTS). HW_CYCLES: hubwatch's unchanged
+# cycle is measured this many times (each a restart over the same store; default 1).
 # usage: tests/scale/compare.sh   (env: INGESTED_DB from scale.sh saves the ingest; REPOS, ...)
 source "$(dirname "$0")/lib.sh"
 PEER=$ROOT/tests/scale/peer
@@ -32,16 +35,26 @@ else
   ingest
 fi
 
-steady_cycle 3600
-stop_hubwatch
-HW_CPU=$(sed 's/.* cycle_cpu_s=\([^ ]*\).*/\1/' <<<"$STEADY")
-HW_HWM=$(sed 's/.* vm_hwm_kib=\([^ ]*\).*/\1/' <<<"$STEADY")
+HW_STEADY=()
+HW_CPUS=()
+HW_HWMS=()
+HW_WALLS=()
+for _ in $(seq "${HW_CYCLES:-1}"); do
+  steady_cycle 3600
+  stop_hubwatch
+  HW_STEADY+=("$STEADY front=$(front_summary)")
+  HW_CPUS+=("$(sed 's/.* cycle_cpu_s=\([^ ]*\).*/\1/' <<<"$STEADY")")
+  HW_HWMS+=("$(sed 's/.* vm_hwm_kib=\([^ ]*\).*/\1/' <<<"$STEADY")")
+  HW_WALLS+=("$(sed 's/.* cycle_s=\([^ ]*\).*/\1/' <<<"$STEADY")")
+done
+HW_CPU=$(printf '%s\n' "${HW_CPUS[@]}" | sort -n | sed -n "$(( (${#HW_CPUS[@]} + 1) / 2 ))p")  # median
+HW_HWM=$(printf '%s\n' "${HW_HWMS[@]}" | sort -n | tail -1)                                      # max
 HW_REQ=$(jq .requests "$WORK/steady.requests.json")
 HW_BYTES=$(jq .body_bytes "$WORK/steady.requests.json")
 
 # The peer, driven through a fifo: one line on stdin starts each cycle after the first.
 mkfifo "$WORK/peer.in"
-HF_ENDPOINT=$HUB node "$PEER/poller.mjs" "$REPOS" "$CONCURRENCY" 3 <"$WORK/peer.in" >"$WORK/peer.out" 2>"$WORK/peer.err" &
+HF_ENDPOINT=$HUB env ${CA_FILE:+NODE_EXTRA_CA_CERTS=$CA_FILE} node "$PEER/poller.mjs" "$REPOS" "$CONCURRENCY" 3 <"$WORK/peer.in" >"$WORK/peer.out" 2>"$WORK/peer.err" &
 PEER_PID=$!
 PIDS+=("$PEER_PID")
 exec 3>"$WORK/peer.in"
@@ -62,7 +75,8 @@ echo go >&3
 PEER2=$(peer_line 3)
 PEER_LOAD1=$(load)
 fakehub_log_summary >"$WORK/peer.requests.json"
-echo "peer cycle 2 (steady): $PEER2 load_before=\"$PEER_LOAD0\" load_after=\"$PEER_LOAD1\""
+PEER_FRONT=$(front_summary)
+echo "peer cycle 2 (steady): $PEER2 load_before=\"$PEER_LOAD0\" load_after=\"$PEER_LOAD1\" front=$PEER_FRONT"
 peer_line 4 >/dev/null
 advance_clock "$ADVANCE_S"
 echo go >&3
@@ -73,13 +87,14 @@ wait "$PEER_PID" || true
 
 P_CPU=$(jq .cpu_s <<<"$PEER2"); P_HWM=$(jq .vm_hwm_kib <<<"$PEER2"); P_WALL=$(jq .wall_s <<<"$PEER2")
 P_REQ=$(jq .requests "$WORK/peer.requests.json"); P_BYTES=$(jq .body_bytes "$WORK/peer.requests.json")
-HW_WALL=$(sed 's/.* cycle_s=\([^ ]*\).*/\1/' <<<"$STEADY")
+HW_WALL=$(printf '%s\n' "${HW_WALLS[@]}" | sort -n | sed -n "$(( (${#HW_WALLS[@]} + 1) / 2 ))p")
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB; node $(node --version)"
-  echo "repos: $REPOS concurrency: $CONCURRENCY"
-  echo "hubwatch steady: $STEADY"
-  echo "peer steady: $PEER2 load_before=\"$PEER_LOAD0\" load_after=\"$PEER_LOAD1\""
+  echo "repos: $REPOS concurrency: $CONCURRENCY wire: $WIRE"
+  for s in "${HW_STEADY[@]}"; do echo "hubwatch steady: $s"; done
+  echo "hubwatch cycles cpu_s: ${HW_CPUS[*]} vm_hwm_kib: ${HW_HWMS[*]} (table: median cpu, max hwm)"
+  echo "peer steady: $PEER2 load_before=\"$PEER_LOAD0\" load_after=\"$PEER_LOAD1\" front=$PEER_FRONT"
   echo "peer after change: $PEER3"
   printf "%-10s %10s %10s %12s %10s %14s\n" "" "wall_s" "cpu_s" "vm_hwm_kib" "requests" "body_bytes"
   printf "%-10s %10s %10s %12s %10s %14s\n" hubwatch "$HW_WALL" "$HW_CPU" "$HW_HWM" "$HW_REQ" "$HW_BYTES"

@@ -1,5 +1,11 @@
-# Shared helpers for tests/scale/scale.sh and tests/scale/compare.sh (source, do not run).
+# Shared helpers for tests/scale/scale.sh, compare.sh and wire.sh (source, do not run).
 # Loopback only: fakehub on 127.0.0.1 (CDN on 127.0.0.2), hubwatch's API on 127.0.0.1.
+# WIRE picks what the clients (hubwatch, the peer) talk to:
+#   clear    fakehub's listeners: cleartext HTTP/1.1 (the default)
+#   tls-h1   nghttpx fronts (TLS, ALPN http/1.1 only) on 127.0.0.1:FRONT_PORT (Hub) and
+#            127.0.0.2:CDN_FRONT_PORT (CDN), certificates of a test CA (tests/hub/make_test_pki.sh)
+#   tls-h2   the same fronts offering ALPN h2,http/1.1
+# fakehub's control endpoints (/_fakehub/...) are always read on its own listener (CONTROL).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -20,10 +26,18 @@ STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-900}  # every wait loop below gives up after th
 # (INGESTED_DB) keeps its validators only against a fakehub on the same origin.
 FAKEHUB_PORT=${FAKEHUB_PORT:-18931}
 CDN_PORT=${CDN_PORT:-18932}
+WIRE=${WIRE:-clear}
+FRONT_PORT=${FRONT_PORT:-18933}
+CDN_FRONT_PORT=${CDN_FRONT_PORT:-18934}
+case "$WIRE" in
+  clear | tls-h1 | tls-h2) ;;
+  *) echo "WIRE is clear, tls-h1 or tls-h2, not $WIRE" >&2; exit 2 ;;
+esac
 
 WORK=${WORK:-$(mktemp -d /tmp/hubwatch-scale.XXXXXX)}
 mkdir -p "$WORK"
 PIDS=()
+FRONT_PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -38,8 +52,13 @@ hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
 # FAKEHUB_ARGS: the mode and anything else (default: replay, clock frozen at REPLAY_START).
+# Sets HUB (what clients use), CONTROL (fakehub's own listener) and, with TLS, CA_FILE.
 start_fakehub() {
   local args=(${FAKEHUB_ARGS:---mode replay --speed 0 --replay-start $REPLAY_START})
+  if [[ "$WIRE" != clear ]]; then
+    args+=(--public-hub-url "https://127.0.0.1:$FRONT_PORT"
+           --public-cdn-url "https://127.0.0.2:$CDN_FRONT_PORT")
+  fi
   "$BIN/fakehub" --synthetic "$REPOS" --host 127.0.0.1 --port "$FAKEHUB_PORT" \
     --cdn-host 127.0.0.2 --cdn-port "$CDN_PORT" "${args[@]}" \
     --api-quota "$QUOTA" --resolvers-quota "$QUOTA" >"$WORK/fakehub.out" 2>"$WORK/fakehub.err" &
@@ -47,20 +66,54 @@ start_fakehub() {
   PIDS+=("$FAKEHUB_PID")
   for _ in $(seq 600); do
     HUB=$(sed -n 's/^fakehub listening on //p' "$WORK/fakehub.out")
-    [[ -n "$HUB" ]] && return 0
+    CONTROL=$HUB
+    [[ -n "$HUB" ]] && { [[ "$WIRE" == clear ]] || start_fronts; return; }
     kill -0 "$FAKEHUB_PID" 2>/dev/null || { cat "$WORK/fakehub.err" >&2; return 1; }
     sleep 0.1
   done
   echo "fakehub did not start" >&2
   return 1
 }
-fakehub_clear_log() { curl -sf -X DELETE "$HUB/_fakehub/log" >/dev/null; }
+# nghttpx before each listener (see WIRE above); access logs in $WORK/front-*.log.
+start_fronts() {
+  bash "$ROOT/tests/hub/make_test_pki.sh" "$WORK/pki"
+  CA_FILE=$WORK/pki/ca.pem
+  local alpn=h2,http/1.1
+  [[ "$WIRE" == tls-h1 ]] && alpn=http/1.1
+  local spec host port backend
+  for spec in "127.0.0.1 $FRONT_PORT $FAKEHUB_PORT" "127.0.0.2 $CDN_FRONT_PORT $CDN_PORT"; do
+    read -r host port backend <<<"$spec"
+    nghttpx --conf=/dev/null --single-process --workers=1 --frontend="$host,$port" \
+      --backend="$host,$backend" --npn-list="$alpn" --no-via --no-location-rewrite --no-ocsp \
+      --accesslog-file="$WORK/front-$host.log" \
+      --accesslog-format='$protocol_version $remote_port $tls_session_reused $method $path $status' \
+      --errorlog-file="$WORK/front-$host.err" "$WORK/pki/loopback.key" "$WORK/pki/loopback.pem" &
+    PIDS+=($!)
+    FRONT_PIDS+=($!)
+  done
+  for spec in "127.0.0.1 $FRONT_PORT" "127.0.0.2 $CDN_FRONT_PORT"; do
+    read -r host port <<<"$spec"
+    for _ in $(seq 500); do  # any HTTP answer through the front will do
+      curl -s -o /dev/null --cacert "$CA_FILE" "https://$host:$port/" && break
+      sleep 0.01
+    done
+  done
+  HUB=https://127.0.0.1:$FRONT_PORT
+}
+# The fronts' access logs: {protocols: {HTTP/2: n, ...}, connections: distinct client ports}.
+front_summary() {
+  [[ "$WIRE" == clear ]] && { echo "-"; return; }
+  awk '{p[$1]++; c[$2]++} END {printf "protocols:"; for (k in p) printf "%s=%d,", k, p[k];
+       n = 0; for (k in c) n++; printf "connections:%d\n", n}' "$WORK"/front-127.0.0.1.log
+}
+front_clear_log() { [[ "$WIRE" == clear ]] || : >"$WORK/front-127.0.0.1.log"; }
+fakehub_clear_log() { curl -sf -X DELETE "$CONTROL/_fakehub/log" >/dev/null; front_clear_log; }
 # Summary of fakehub's request log: {requests, body_bytes, by_endpoint, distinct_repos, ...}.
 fakehub_log_summary() {
-  curl -sf "$HUB/_fakehub/log" | python3 "$ROOT/tests/scale/log_summary.py"
+  curl -sf "$CONTROL/_fakehub/log" | python3 "$ROOT/tests/scale/log_summary.py"
 }
 advance_clock() {
-  curl -sf -X POST -d "{\"advance_seconds\": $1}" "$HUB/_fakehub/clock" >/dev/null
+  curl -sf -X POST -d "{\"advance_seconds\": $1}" "$CONTROL/_fakehub/clock" >/dev/null
 }
 
 # write_config FILE INTERVAL_S: HINTS (off, or listing with RECONCILE_S), REPO_IDS (a file of
@@ -68,9 +121,9 @@ advance_clock() {
 write_config() {
   python3 - "$1" "$2" "$WORK/hubwatch.db" "$HUB" "$REPOS" "$CONCURRENCY" "$QUOTA" \
     "${HINTS:-off}" "${RECONCILE_S:-21600}" "${REPO_IDS:-}" "${LISTEN:-127.0.0.1:0}" \
-    "${HOOK_SECRET_FILE:-}" <<'PY'
+    "${HOOK_SECRET_FILE:-}" "${CA_FILE:-}" <<'PY'
 import json, sys
-path, interval, store, hub, repos, conc, quota, hints, reconcile, ids, listen, hook = sys.argv[1:]
+path, interval, store, hub, repos, conc, quota, hints, reconcile, ids, listen, hook, ca = sys.argv[1:]
 repo_ids = (open(ids).read().split() if ids else
             ["synthetic/model-%05d" % r for r in range(int(repos))])
 poll = {"interval_s": int(interval), "max_concurrent": int(conc), "settle_window_s": 0,
@@ -87,6 +140,8 @@ config = {
 }
 if hook:
     config["hub"]["webhook_secret_file"] = hook
+if ca:
+    config["hub"]["ca_file"] = ca
 json.dump(config, open(path, "w"), indent=1)
 PY
 }

@@ -16,12 +16,22 @@ TransportErrorKind KindOf(CURLcode code) {
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:
     case CURLE_GOT_NOTHING:
+    // An h2 stream reset, or the connection under it closed (a front restarting): the request
+    // is lost, not malformed; the exchange retries it like a broken HTTP/1.1 connection.
+    case CURLE_HTTP2_STREAM:
       return TransportErrorKind::kConnectionReset;
     case CURLE_PARTIAL_FILE:
       return TransportErrorKind::kTruncated;
+    // CURLE_SSL_CACERT is CURLE_PEER_FAILED_VERIFICATION (an unknown CA, another host's name,
+    // an expired or not yet valid certificate); CURLE_SSL_CACERT_BADFILE: hub.ca_file unusable.
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return TransportErrorKind::kCertificate;
     case CURLE_WEIRD_SERVER_REPLY:
     case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
     case CURLE_BAD_CONTENT_ENCODING:
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_URL_MALFORMAT:
@@ -88,6 +98,14 @@ void ConfigureEasy(CurlTransfer& t, CURL* easy, const CurlEasySettings& settings
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, settings.close_socket);
   curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, settings.close_socket_data);
+  // Verification is always on (set again: the handle may come from curl_easy_reset).
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (settings.ca_file != nullptr) {
+    curl_easy_setopt(e, CURLOPT_CAINFO, settings.ca_file);
+    curl_easy_setopt(e, CURLOPT_CAPATH, nullptr);  // the bundle only, not the system directory
+  }
+  curl_easy_setopt(e, CURLOPT_SHARE, settings.share);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                    settings.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
   // Waiting for a connection that may multiplex only pays off where h2 can be negotiated;

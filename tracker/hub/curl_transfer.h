@@ -38,6 +38,8 @@ struct CurlEasySettings {
   // the transfer that opened it is gone).
   curl_closesocket_callback close_socket = nullptr;
   void* close_socket_data = nullptr;
+  CURLSH* share = nullptr;        // TLS session and DNS caches shared by the transport
+  const char* ca_file = nullptr;  // trusted instead of the system store; null: the system's
 };
 
 // Takes over `easy` (fresh or reset) and configures it for `t.request`.

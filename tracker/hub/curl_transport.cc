@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -40,12 +41,119 @@ struct SocketWatch {
   bool waiting_out = false;
 };
 
+// The multi's one timer (CURLMOPT_TIMERFUNCTION): Set(-1) cancels, Set(0) posts `expire` to the
+// next loop turn, Set(ms) arms the steady_timer; `expire` never runs inside curl. After each
+// expiry, when nothing is pending, curl's next deadline is read back (`next_ms`).
+class MultiTimer {
+ public:
+  MultiTimer(asio::io_context& io, std::function<void()> expire, std::function<long()> next_ms)
+      : io_(io), timer_(io), expire_(std::move(expire)), next_ms_(std::move(next_ms)) {}
+
+  void Set(long timeout_ms) {
+    if (timeout_ms < 0) {
+      ++generation_;
+      armed_ = false;
+      timer_.cancel();
+      return;
+    }
+    if (timeout_ms == 0) {
+      // "As soon as possible" (every curl_multi_add_handle asks for it): a posted handler, not
+      // the timer. Arming an Asio timer that becomes the earliest reprograms the reactor's
+      // timerfd, a syscall that cost 14% of an unchanged poll cycle. The armed timer, if any,
+      // stays: waking then is harmless.
+      if (posted_) return;
+      posted_ = true;
+      std::weak_ptr<bool> alive = alive_;
+      asio::post(io_, [this, alive] {
+        if (alive.expired()) return;
+        posted_ = false;
+        Expire();
+      });
+      return;
+    }
+    const SteadyTime deadline = SystemClock().Now() + std::chrono::milliseconds(timeout_ms);
+    // A pending wake-up that comes no later is kept: it saves re-programming the timer on every
+    // call. Waking early is harmless, but curl does not announce again a deadline it already
+    // gave (update_timer skips an unchanged one), so Expire() reads it back.
+    if (armed_ && deadline_ <= deadline) return;
+    const uint64_t generation = ++generation_;
+    armed_ = true;
+    deadline_ = deadline;
+    timer_.expires_at(deadline);
+    std::weak_ptr<bool> alive = alive_;
+    timer_.async_wait([this, alive, generation](boost::system::error_code ec) {
+      if (ec || alive.expired() || generation != generation_) return;
+      armed_ = false;
+      Expire();
+    });
+  }
+
+ private:
+  // Without the read-back a deadline curl announced while an earlier wake-up was kept would be
+  // lost, and a transfer waiting on it would stall until its own timeout.
+  void Expire() {
+    expire_();
+    if (armed_ || posted_) return;
+    if (const long next = next_ms_(); next >= 0) Set(next);
+  }
+
+  asio::io_context& io_;
+  asio::steady_timer timer_;
+  std::function<void()> expire_;
+  std::function<long()> next_ms_;
+  uint64_t generation_ = 0;
+  bool armed_ = false;
+  bool posted_ = false;  // a zero timeout's expiry is posted, not yet run
+  SteadyTime deadline_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers hold weak_ptrs
+};
+
+// libcurl 7.88 (Debian 12) can leave an h2 stream's data read from the socket but not handed to
+// its transfer, with no timer set and no socket event to come: the transfer stalls until its
+// timeout (tests/hub/tls_wire_test.cc saw it in one run of two: 32 concurrent 100 KB range
+// reads multiplexed on one connection). While armed, every 100 ms `tick` runs (the engine
+// reports each socket curl reads from as readable once, so curl runs every transfer on it and
+// drains what is buffered; a socket with nothing to read costs one EAGAIN); it re-arms while
+// `tick` returns true.
+class StallGuard {
+ public:
+  StallGuard(asio::io_context& io, std::function<bool()> tick)
+      : timer_(io), tick_(std::move(tick)) {}
+
+  void Arm() {
+    if (armed_) return;
+    armed_ = true;
+    timer_.expires_after(std::chrono::milliseconds(100));
+    std::weak_ptr<bool> alive = alive_;
+    timer_.async_wait([this, alive](boost::system::error_code ec) {
+      if (alive.expired()) return;
+      armed_ = false;
+      if (!ec && tick_()) Arm();
+    });
+  }
+  void Stop() { timer_.cancel(); }
+
+ private:
+  asio::steady_timer timer_;
+  std::function<bool()> tick_;
+  bool armed_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
 }  // namespace
 
 class CurlTransport::Engine {
  public:
   Engine(asio::io_context& io, CurlTransportOptions options)
-      : io_(io), options_(options), timer_(io) {
+      : io_(io),
+        options_(options),
+        timer_(
+            io, [this] { SocketAction(CURL_SOCKET_TIMEOUT, 0); },
+            [this] {
+              long ms = -1;
+              return multi_ != nullptr && curl_multi_timeout(multi_, &ms) == CURLM_OK ? ms : -1L;
+            }),
+        stall_guard_(io, [this] { return KickReadable(); }) {
     GlobalInitOnce();
     multi_ = curl_multi_init();
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Engine::OnSocket);
@@ -57,6 +165,9 @@ class CurlTransport::Engine {
     curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, options_.connection_cache_size);
     curl_multi_setopt(multi_, CURLMOPT_PIPELINING,
                       options_.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+    share_ = curl_share_init();
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
   }
 
   ~Engine() { Shutdown(); }
@@ -93,10 +204,11 @@ class CurlTransport::Engine {
     curl_multi_cleanup(multi);
     for (CURL* easy : idle_easies_) curl_easy_cleanup(easy);
     idle_easies_.clear();
+    curl_share_cleanup(share_);  // every easy handle that used it is gone
+    share_ = nullptr;
     watches_.clear();
-    ++timer_generation_;
-    timer_armed_ = false;
-    timer_.cancel();
+    timer_.Set(-1);
+    stall_guard_.Stop();
   }
 
   size_t running() const { return running_.size(); }
@@ -131,42 +243,7 @@ class CurlTransport::Engine {
   }
 
   static int OnTimer(CURLM*, long timeout_ms, void* userp) {
-    auto* self = static_cast<Engine*>(userp);
-    if (timeout_ms < 0) {
-      ++self->timer_generation_;
-      self->timer_armed_ = false;
-      self->timer_.cancel();
-      return 0;
-    }
-    if (timeout_ms == 0) {
-      // "As soon as possible" (every curl_multi_add_handle asks for it): a posted handler, not
-      // the timer. Arming an Asio timer that becomes the earliest reprograms the reactor's
-      // timerfd, a syscall that cost 14% of an unchanged poll cycle. The armed timer, if any,
-      // stays: waking then is harmless.
-      if (self->immediate_posted_) return 0;
-      self->immediate_posted_ = true;
-      std::weak_ptr<bool> alive = self->alive_;
-      asio::post(self->io_, [self, alive] {
-        if (alive.expired()) return;
-        self->immediate_posted_ = false;
-        self->SocketAction(CURL_SOCKET_TIMEOUT, 0);
-      });
-      return 0;
-    }
-    const SteadyTime deadline = SystemClock().Now() + std::chrono::milliseconds(timeout_ms);
-    // A pending wake-up that comes no later is kept: waking early is harmless (curl re-arms with
-    // what remains), and it saves re-programming the timer on every call.
-    if (self->timer_armed_ && self->timer_deadline_ <= deadline) return 0;
-    const uint64_t generation = ++self->timer_generation_;
-    self->timer_armed_ = true;
-    self->timer_deadline_ = deadline;
-    self->timer_.expires_at(deadline);
-    std::weak_ptr<bool> alive = self->alive_;
-    self->timer_.async_wait([self, alive, generation](boost::system::error_code ec) {
-      if (ec || alive.expired() || generation != self->timer_generation_) return;
-      self->timer_armed_ = false;
-      self->SocketAction(CURL_SOCKET_TIMEOUT, 0);
-    });
+    static_cast<Engine*>(userp)->timer_.Set(timeout_ms);
     return 0;
   }
 
@@ -238,6 +315,18 @@ class CurlTransport::Engine {
     StartQueued();
   }
 
+  // StallGuard's tick: reports every socket curl reads from as readable once; true while
+  // transfers run.
+  bool KickReadable() {
+    if (multi_ == nullptr || running_.empty()) return false;
+    std::vector<curl_socket_t> readable;
+    for (const auto& [fd, watch] : watches_) {
+      if (watch->want & CURL_POLL_IN) readable.push_back(fd);
+    }
+    for (curl_socket_t fd : readable) SocketAction(fd, CURL_CSELECT_IN);
+    return !running_.empty();
+  }
+
   void DrainCompleted() {
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
@@ -300,6 +389,7 @@ class CurlTransport::Engine {
       }
       CURL* easy = transfer->easy;
       running_.emplace(easy, std::move(transfer));
+      stall_guard_.Arm();
       if (curl_multi_add_handle(multi_, easy) != CURLM_OK) {
         auto node = running_.extract(easy);
         FailLater(*node.mapped(), "curl_multi_add_handle failed");
@@ -319,18 +409,18 @@ class CurlTransport::Engine {
     ConfigureEasy(t, easy,
                   {.http2 = options_.http2,
                    .close_socket = &Engine::OnCloseSocket,
-                   .close_socket_data = this});
+                   .close_socket_data = this,
+                   .share = share_,
+                   .ca_file = options_.ca_file.empty() ? nullptr : options_.ca_file.c_str()});
     return true;
   }
 
   asio::io_context& io_;
   CurlTransportOptions options_;
   CURLM* multi_ = nullptr;
-  asio::steady_timer timer_;
-  uint64_t timer_generation_ = 0;
-  bool timer_armed_ = false;
-  bool immediate_posted_ = false;  // a zero timeout's SocketAction is posted, not yet run
-  std::chrono::steady_clock::time_point timer_deadline_;
+  CURLSH* share_ = nullptr;  // TLS sessions and DNS, for every easy handle (this thread only)
+  MultiTimer timer_;         // CURLMOPT_TIMERFUNCTION's one timer
+  StallGuard stall_guard_;   // see StallGuard
   std::unordered_map<curl_socket_t, std::shared_ptr<SocketWatch>> watches_;
   std::deque<std::unique_ptr<CurlTransfer>> queued_;
   std::vector<CURL*> idle_easies_;  // reset handles ready for reuse

@@ -13,14 +13,21 @@
 //    turn, and curl is never called from inside its own callbacks;
 //  - orderly shutdown: fail queued and running transfers, remove every easy handle,
 //    curl_multi_cleanup (which still calls the socket and close callbacks), drop the watches.
-// Connections are reused across transfers (the multi's cache), HTTP/2 is used over TLS when the
-// server offers it, and concurrency is capped in transfers and in connections per host.
+// The wire: connections are reused across transfers and polls (the multi's connection cache);
+// over https, ALPN offers h2 and http/1.1 and concurrent transfers to one host multiplex on one
+// h2 connection (PIPEWAIT: a transfer waits for a connection being set up rather than opening
+// another); TLS sessions (and DNS answers) are shared by every easy handle through one CURLSH,
+// so a reconnect resumes its session instead of a full handshake. Certificates and host names
+// are always verified, against ca_file when set, else the system store; there is no switch to
+// turn that off. Concurrency is capped in transfers and in connections per host.
 //
-// Thread safety: everything runs on the thread that runs `io`. Completion callbacks are posted
-// to `io`. REQUIRES: io outlives the transport.
+// Thread safety: everything runs on the thread that runs `io`, the share included: it is used by
+// this thread only, so it has no lock callbacks (libcurl needs them only across threads).
+// Completion callbacks are posted to `io`. REQUIRES: io outlives the transport.
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "tracker/hub/transport.h"
 
@@ -37,6 +44,7 @@ struct CurlTransportOptions {
   long connection_cache_size = 64;       // idle connections kept for reuse
   bool http2 = true;                     // negotiate h2 over TLS, multiplex
   size_t easy_handle_pool = 64;          // finished easy handles kept for reuse
+  std::string ca_file;                   // PEM bundle trusted instead of the system store
 };
 
 class CurlTransport final : public Transport {

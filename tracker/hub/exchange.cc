@@ -26,6 +26,17 @@ bool IsPerResponseHeader(std::string_view name) {
   return false;
 }
 
+// The token crosses the network only inside TLS: over cleartext it may go to loopback only.
+std::optional<HubError> CleartextTokenRefusal(const std::string& url) {
+  if (SplitUrl(url).scheme != "http" || IsLoopbackHost(HostOf(url))) return std::nullopt;
+  HubError error;
+  error.kind = HubErrorKind::kInvalidArgument;
+  error.url = url;
+  error.detail = "refused to send the Hub token over cleartext http:// to " + HostOf(url) +
+                 ", which is not loopback (nothing was sent): use https";
+  return error;
+}
+
 std::string BucketOf(const std::string& url) {
   const std::string path = SplitUrl(url).path;
   if (path.starts_with("/api/") && !path.starts_with("/api/resolve-cache/")) return "api";
@@ -138,6 +149,12 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     http.headers = request.headers;
     http.headers.Set("User-Agent", state->options.user_agent);
     if (!state->options.settings.token.empty() && OriginOf(hop_url) == state->endpoint_origin) {
+      if (std::optional<HubError> refused = CleartextTokenRefusal(hop_url)) {
+        // Never inline (Send may run inside Run): post through the clock.
+        auto self = shared_from_this();
+        state->clock.RunAt(state->clock.Now(), [self, e = *refused] { self->Finish(e); });
+        return;
+      }
       http.headers.Set("Authorization", "Bearer " + state->options.settings.token.reveal());
     }
     if (hops == 0 && cached) http.headers.Set("If-None-Match", cached->etag);
@@ -165,7 +182,9 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     }
     if (!outcome.ok()) {
       const TransportError& err = *outcome.error;
-      if (err.kind != TransportErrorKind::kShutdown && err.kind != TransportErrorKind::kProtocol) {
+      // A certificate that failed verification fails the same way on every retry.
+      if (err.kind != TransportErrorKind::kShutdown && err.kind != TransportErrorKind::kProtocol &&
+          err.kind != TransportErrorKind::kCertificate) {
         return RetryOr(ErrorFromTransport(err, hop_url), std::nullopt);
       }
       return Finish(ErrorFromTransport(err, hop_url));
@@ -276,6 +295,12 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
       return Finish(ProtocolError("redirected to another host (" + OriginOf(*target) +
                                       "), not followed: API calls stay on the Hub's origin",
                                   hop_url, response.status));
+    }
+    // Only a redirect that is followed: kSameOrigin returns the others unfollowed.
+    if (SplitUrl(hop_url).scheme == "https" && SplitUrl(*target).scheme != "https") {
+      return Finish(ProtocolError(
+          "refused a redirect from https to " + OriginOf(*target) + ": it would leave TLS", hop_url,
+          response.status));
     }
     if (++hops > state->options.max_redirects) {
       return Finish(

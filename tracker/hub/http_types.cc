@@ -50,6 +50,8 @@ std::string_view TransportErrorKindName(TransportErrorKind kind) {
       return "truncated body";
     case TransportErrorKind::kProtocol:
       return "protocol";
+    case TransportErrorKind::kCertificate:
+      return "certificate not verified";
     case TransportErrorKind::kShutdown:
       return "shutdown";
     case TransportErrorKind::kOther:

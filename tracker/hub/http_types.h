@@ -66,6 +66,7 @@ enum class TransportErrorKind {
   kConnectionReset,  // the connection broke while sending or receiving
   kTruncated,        // the body ended before its declared length
   kProtocol,         // the peer did not speak valid HTTP
+  kCertificate,      // TLS: the peer's certificate could not be verified (CA, name, dates)
   kShutdown,         // the transport was shut down before the transfer finished
   kOther,
 };

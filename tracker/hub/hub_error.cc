@@ -22,6 +22,8 @@ std::string_view HubErrorKindName(HubErrorKind kind) {
       return "transient";
     case HubErrorKind::kProtocol:
       return "protocol";
+    case HubErrorKind::kCertificate:
+      return "certificate not verified";
     case HubErrorKind::kUnauthorized:
       return "unauthorized";
     case HubErrorKind::kForbidden:
@@ -99,12 +101,24 @@ HubError ErrorFromResponse(const HttpResponse& response, std::string url) {
 
 HubError ErrorFromTransport(const TransportError& transport, std::string url) {
   HubError error;
-  error.kind = transport.kind == TransportErrorKind::kTruncated ||
-                       transport.kind == TransportErrorKind::kProtocol
-                   ? HubErrorKind::kProtocol
-               : transport.kind == TransportErrorKind::kShutdown ? HubErrorKind::kShutdown
-                                                                 : HubErrorKind::kTransient;
-  error.detail = std::string(TransportErrorKindName(transport.kind)) + ": " + transport.message;
+  switch (transport.kind) {
+    case TransportErrorKind::kTruncated:
+    case TransportErrorKind::kProtocol:
+      error.kind = HubErrorKind::kProtocol;
+      break;
+    case TransportErrorKind::kShutdown:
+      error.kind = HubErrorKind::kShutdown;
+      break;
+    case TransportErrorKind::kCertificate:
+      error.kind = HubErrorKind::kCertificate;
+      break;
+    default:
+      error.kind = HubErrorKind::kTransient;
+  }
+  error.detail =
+      transport.kind == TransportErrorKind::kCertificate
+          ? "the server's TLS certificate could not be verified (" + transport.message + ")"
+          : std::string(TransportErrorKindName(transport.kind)) + ": " + transport.message;
   error.url = std::move(url);
   return error;
 }

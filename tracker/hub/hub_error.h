@@ -28,6 +28,7 @@ enum class HubErrorKind {
   kRateLimited,   // 429, or a wait longer than the policy allows
   kTransient,     // 408, 5xx, timeout, connection failures (after retries)
   kProtocol,      // bad JSON, truncated body, wrong length, Range ignored, bad header
+  kCertificate,   // TLS: the server's certificate could not be verified (never retried)
   kUnauthorized,  // the token was rejected
   kForbidden,     // other 403
   kBadRequest,    // 400 (e.g. unknown expand value)

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "tracker/hub/http_types.h"
+#include "tracker/hub/url.h"
 
 namespace hubwatch::hub {
 namespace {
@@ -70,6 +71,25 @@ std::string DefaultTokenPath(const EnvLookup& env) {
   return ExpandPath("~/.cache/huggingface/token", env);
 }
 
+// A readable file of at most 16 MiB holding at least one PEM certificate.
+Status CheckCaFile(const std::string& path) {
+  constexpr uintmax_t kMaxCaFileBytes = 16 << 20;
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  const uintmax_t size = regular ? std::filesystem::file_size(path, ec) : 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!regular || ec || !in) {
+    return Error::InvalidInput("hub.ca_file " + path + " cannot be read (not a readable file)");
+  }
+  if (size > kMaxCaFileBytes) return Error::InvalidInput("hub.ca_file " + path + " is over 16 MiB");
+  std::stringstream content;
+  content << in.rdbuf();
+  if (content.str().find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return Error::InvalidInput("hub.ca_file " + path + " holds no PEM certificate");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 EnvLookup ProcessEnvironment() {
@@ -117,6 +137,18 @@ Result<HubSettings> LoadHubSettings(const HubConfig& config, const EnvLookup& en
       if (!in) return Error::Io("token file " + path + " exists but cannot be read");
       take(content.str(), "file " + path);
     }
+  }
+  if (SplitUrl(endpoint).scheme == "http" && !settings.token.empty() &&
+      !IsLoopbackHost(HostOf(endpoint))) {
+    return Error::InvalidInput("hub endpoint " + endpoint +
+                               " is cleartext http:// to a host that is not loopback, and a token "
+                               "is set (" +
+                               settings.token_source +
+                               "): it would cross the network unencrypted; use https");
+  }
+  if (config.ca_file) {
+    if (Status s = CheckCaFile(*config.ca_file); !s.ok()) return s.error();
+    settings.ca_file = *config.ca_file;
   }
   return settings;
 }

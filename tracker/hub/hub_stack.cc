@@ -9,7 +9,8 @@ HubStack::HubStack(boost::asio::io_context& io, HubClientOptions options)
 
 HubStack::HubStack(boost::asio::io_context& io, HubClientOptions options,
                    std::unique_ptr<EtagCache> cache)
-    : transport_(std::make_unique<CurlTransport>(io)),
+    : transport_(std::make_unique<CurlTransport>(
+          io, CurlTransportOptions{.ca_file = options.settings.ca_file})),
       clock_(MakeAsioClock(io)),
       random_(MakeSystemRandom()),
       cache_(std::move(cache)) {

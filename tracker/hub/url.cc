@@ -1,5 +1,7 @@
 #include "tracker/hub/url.h"
 
+#include <arpa/inet.h>
+
 #include <cctype>
 
 namespace hubwatch::hub {
@@ -159,6 +161,27 @@ std::string OriginOf(std::string_view url) {
   const UrlParts parts = SplitUrl(url);
   if (!parts.has_scheme || !parts.has_authority) return "";
   return parts.scheme + "://" + Lower(parts.authority);
+}
+
+std::string HostOf(std::string_view url) {
+  const UrlParts parts = SplitUrl(url);
+  if (!parts.has_scheme || !parts.has_authority) return "";
+  std::string_view host = parts.authority;
+  if (const size_t at = host.rfind('@'); at != std::string_view::npos) host.remove_prefix(at + 1);
+  if (host.starts_with('[')) {
+    const size_t close = host.find(']');
+    return close == std::string_view::npos ? "" : Lower(host.substr(1, close - 1));
+  }
+  return Lower(host.substr(0, host.find(':')));
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host == "localhost" || host.ends_with(".localhost")) return true;
+  const std::string text(host);
+  in_addr v4{};
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, text.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 std::string EncodeComponent(std::string_view text) { return Encode(text, false); }

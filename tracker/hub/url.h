@@ -33,6 +33,15 @@ std::optional<std::string> ResolveReference(std::string_view base, std::string_v
 // for credentials iff their origins are equal.
 std::string OriginOf(std::string_view url);
 
+// The host of an absolute URL, lower-cased, without userinfo, port or IPv6 brackets
+// ("https://u@[::1]:8080/x" -> "::1"); "" when there is none.
+std::string HostOf(std::string_view url);
+
+// Whether a request to `host` (as HostOf gives it) stays on this machine: "localhost" and
+// "*.localhost" (curl resolves them to loopback itself), 127.0.0.0/8 and ::1. Anything else,
+// a name that merely resolves to loopback included, is not.
+bool IsLoopbackHost(std::string_view host);
+
 // Percent-encodes everything but the unreserved characters (A-Z a-z 0-9 - . _ ~), like Python's
 // quote(s, safe="") or JS encodeURIComponent: "refs/pr/1" -> "refs%2Fpr%2F1".
 std::string EncodeComponent(std::string_view text);
