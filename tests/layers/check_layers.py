@@ -9,6 +9,7 @@ folders on one line are peers and must not include each other):
     estimator
     tracker/hub | tracker/chat_template
     tracker/diff
+    tracker/derivatives
     tracker/advisory
     tracker/store
     tracker/pipeline
@@ -37,6 +38,7 @@ LAYERS = [
     ["estimator"],
     ["tracker/hub", "tracker/chat_template"],
     ["tracker/diff"],
+    ["tracker/derivatives"],
     ["tracker/advisory"],
     ["tracker/store"],
     ["tracker/pipeline"],
