@@ -72,6 +72,7 @@ std::string ListModelsUrl(const std::string& endpoint, const ListModelsOptions& 
   std::string url = endpoint + "/api/models?sort=" + EncodeComponent(options.sort);
   if (!options.author.empty()) url += "&author=" + EncodeComponent(options.author);
   if (!options.search.empty()) url += "&search=" + EncodeComponent(options.search);
+  for (const std::string& f : options.filter) url += "&filter=" + EncodeComponent(f);
   for (const std::string& e : options.expand) url += "&expand=" + EncodeComponent(e);
   if (options.page_size > 0) url += "&limit=" + std::to_string(options.page_size);
   return url;
@@ -335,12 +336,18 @@ void HubClient::ResolveHead(const std::string& repo, const std::string& revision
 
 void HubClient::ResolveGet(const std::string& repo, const std::string& revision,
                            const std::string& path, HubCallback<FileContent> done) {
+  ResolveGet(repo, revision, path, std::move(done), /*use_etag_cache=*/true);
+}
+
+void HubClient::ResolveGet(const std::string& repo, const std::string& revision,
+                           const std::string& path, HubCallback<FileContent> done,
+                           bool use_etag_cache) {
   if (!CheckRepo(repo, done)) return;
   ExchangeRequest request;
   request.kind = RequestKind::kResolveGet;
   request.url = ResolveUrl(repo, revision, path);
   request.redirects = RedirectPolicy::kAll;
-  request.use_etag_cache = true;
+  request.use_etag_cache = use_etag_cache;
   request.timeout = options_.download_timeout;
   request.max_body_bytes = options_.max_download_bytes;
   auto stats = std::make_shared<CallStats>();

@@ -12,6 +12,7 @@
 //   ResolveHead     HEAD /{id}/resolve/{rev}/{path}          no auto-follow; identity headers
 //   ResolveGet      GET  /{id}/resolve/{rev}/{path}          follows; token never leaves the Hub
 //   ReadSafetensorsHeader  Range reads of a .safetensors file, header validated
+//   ReadGgufMetadata       Range reads of a .gguf file's key-value metadata, bounded
 //
 // API GETs and resolve GETs go through the ETag cache when one is given.
 //
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "estimator/base/random.h"
+#include "estimator/formats/gguf_header.h"
 #include "tracker/hub/accounting.h"
 #include "tracker/hub/asio_clock.h"
 #include "tracker/hub/backoff.h"
@@ -36,6 +38,20 @@
 #include "tracker/hub/transport.h"
 
 namespace hubwatch::hub {
+
+// The most of a GGUF file read for its metadata (the Hub's own reader stops at 50 MB), and the
+// first read (a Llama 3 vocabulary and merges take about 7 MiB).
+inline constexpr uint64_t kHardMaxGgufMetadataBytes = 64ull << 20;
+inline constexpr uint64_t kFirstGgufReadBytes = 8ull << 20;
+
+// What ReadGgufMetadata read.
+struct GgufMetadataInfo {
+  GgufMetadata metadata;
+  uint64_t file_size = 0;  // from Content-Range
+  uint64_t bytes_read = 0;
+  ResolvedFile file;
+  int range_reads = 0;
+};
 
 template <class T>
 using HubCallback = std::function<void(HubResult<T>, const CallStats&)>;
@@ -51,6 +67,8 @@ struct HubClientOptions {
   uint64_t max_download_bytes = 64ull << 20;  // ResolveGet refuses larger files
   // Safetensors headers longer than this are refused; capped at 100,000,000 whatever is set.
   uint64_t max_safetensors_header_bytes = 25'000'000;
+  // GGUF metadata longer than this is refused; capped at kHardMaxGgufMetadataBytes.
+  uint64_t max_gguf_metadata_bytes = kHardMaxGgufMetadataBytes;
   int max_redirects = 5;
   LogSink log;  // lines never hold the token
 };
@@ -85,6 +103,7 @@ struct ModelInfoOptions {
 struct ListModelsOptions {
   std::string author;                 // one user or org; "": the whole Hub
   std::string search;                 // substring of the id
+  std::vector<std::string> filter;    // tags, all required: "base_model:finetune:{id}"
   std::string sort = "lastModified";  // camelCase, as on the wire
   std::vector<std::string> expand;    // sent as repeated expand=; only these and `id` come back
   int page_size = 0;                  // limit=; 0: the server's default
@@ -112,8 +131,14 @@ class HubClient {
                    HubCallback<ResolvedFile> done);
   void ResolveGet(const std::string& repo, const std::string& revision, const std::string& path,
                   HubCallback<FileContent> done);
+  // Without the ETag cache: for files read once per commit (a derivative's at a new head), whose
+  // bodies the cache would only keep.
+  void ResolveGet(const std::string& repo, const std::string& revision, const std::string& path,
+                  HubCallback<FileContent> done, bool use_etag_cache);
   void ReadSafetensorsHeader(const std::string& repo, const std::string& revision,
                              const std::string& path, HubCallback<SafetensorsHeaderInfo> done);
+  void ReadGgufMetadata(const std::string& repo, const std::string& revision,
+                        const std::string& path, HubCallback<GgufMetadataInfo> done);
 
   // URL builders (exposed for tests and logs).
   std::string ApiUrl(const std::string& repo, const std::string& suffix) const;
@@ -131,6 +156,7 @@ class HubClient {
  private:
   struct Pager;
   class SafetensorsRead;
+  class GgufRead;
   template <class T>
   bool CheckRepo(const std::string& repo, const HubCallback<T>& done);
   void Paged(RequestKind kind, std::string first_url,

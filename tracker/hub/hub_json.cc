@@ -96,6 +96,32 @@ class Reader {
     return lfs;
   }
 
+  // "tags": the strings of the array (others skipped); absent: none.
+  std::vector<std::string> Tags(const json& obj) {
+    std::vector<std::string> tags;
+    if (auto it = obj.find("tags"); it != obj.end() && RequireArray(*it, "\"tags\"")) {
+      for (const json& t : *it) {
+        if (t.is_string()) tags.push_back(t.get<std::string>());
+      }
+    }
+    return tags;
+  }
+  // "siblings": [{"rfilename", "size"?, "blobId"?, "lfs"?}]; absent: none.
+  std::vector<Sibling> Siblings(const json& obj) {
+    std::vector<Sibling> siblings;
+    if (auto it = obj.find("siblings"); it != obj.end() && RequireArray(*it, "\"siblings\"")) {
+      for (const json& s : *it) {
+        if (!RequireObject(s, "a sibling")) break;
+        Sibling sibling;
+        sibling.rfilename = String(s, "rfilename");
+        sibling.size = OptUnsigned(s, "size");
+        sibling.blob_id = OptString(s, "blobId");
+        sibling.lfs = OptLfs(s, "sha256");
+        siblings.push_back(std::move(sibling));
+      }
+    }
+    return siblings;
+  }
   bool RequireArray(const json& v, const std::string& what) {
     if (!v.is_array()) Fail(what + " is not an array");
     return v.is_array();
@@ -215,24 +241,10 @@ HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string
   info.disabled = r.OptBool(o, "disabled");
   info.pipeline_tag = r.OptString(o, "pipeline_tag");
   info.library_name = r.OptString(o, "library_name");
-  if (auto it = o.find("tags"); it != o.end() && r.RequireArray(*it, "\"tags\"")) {
-    for (const json& t : *it) {
-      if (t.is_string()) info.tags.push_back(t.get<std::string>());
-    }
-  }
+  info.tags = r.Tags(o);
   info.downloads = r.OptUnsigned(o, "downloads");
   info.likes = r.OptUnsigned(o, "likes");
-  if (auto it = o.find("siblings"); it != o.end() && r.RequireArray(*it, "\"siblings\"")) {
-    for (const json& s : *it) {
-      if (!r.RequireObject(s, "a sibling")) break;
-      Sibling sibling;
-      sibling.rfilename = r.String(s, "rfilename");
-      sibling.size = r.OptUnsigned(s, "size");
-      sibling.blob_id = r.OptString(s, "blobId");
-      sibling.lfs = r.OptLfs(s, "sha256");
-      info.siblings.push_back(std::move(sibling));
-    }
-  }
+  info.siblings = r.Siblings(o);
   if (auto it = o.find("safetensors"); it != o.end() && r.RequireObject(*it, "\"safetensors\"")) {
     if (auto p = it->find("parameters"); p != it->end() && r.RequireObject(*p, "parameters")) {
       for (auto d = p->begin(); d != p->end(); ++d) {
@@ -265,6 +277,8 @@ HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
     m.last_modified = r.OptString(item, "lastModified");
     m.gated = r.OptGated(item);
     m.is_private = r.OptBool(item, "private").value_or(false);
+    m.tags = r.Tags(item);
+    m.siblings = r.Siblings(item);
     if (r.failed()) break;
     models.push_back(std::move(m));
   }

@@ -100,6 +100,8 @@ struct ModelSummary {
   std::optional<std::string> last_modified;
   std::optional<GatedMode> gated;
   bool is_private = false;
+  std::vector<std::string> tags;  // with expand=tags
+  std::vector<Sibling> siblings;  // with expand=siblings (file names only, in the listing)
 };
 
 // HEAD /{id}/resolve/{rev}/{path}: identity read from the Hub hop, never from the CDN.
