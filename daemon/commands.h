@@ -30,5 +30,7 @@ int RunChanges(const Args& args, std::ostream& out, std::ostream& err);
 int RunAdvisories(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch show REPO@REVISION --config FILE: one revision in full.
 int RunShow(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch derivatives REPO --config FILE: a repo's derivatives and the fixes they lag.
+int RunDerivatives(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace hubwatch::cli

@@ -37,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo; echo "demo: stopping"; exit 0' INT TERM
 
-"$build/bin/fakehub" --fixtures "$fixtures" --mode replay --speed "$speed" --port 0 \
+"$build/bin/fakehub" --fixtures "$fixtures" --fixtures "$root/tests/fixtures/hub-derivatives" --mode replay --speed "$speed" --port 0 \
   --token hf_demo >"$work/fakehub.out" 2>&1 &
 hub_pid=$!
 for _ in $(seq 100); do grep -q "listening on" "$work/fakehub.out" && break; sleep 0.1; done
@@ -50,9 +50,14 @@ api_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 
 api="http://127.0.0.1:$api_port"
 repos=$(cd "$fixtures" && ls -d */*/ | sed 's#/$##' | grep -v '^tools' |
         sed 's/.*/{"id": "&"}/' | paste -sd, -)
+# Two repos follow their derivatives (tests/fixtures/hub-derivatives: fine-tunes, an adapter, a
+# GGUF quantization and a merge that copied upstream's files before or after its fixes).
+for followed in meta-llama/Meta-Llama-3-8B-Instruct meta-llama/Llama-3.1-8B-Instruct; do
+  repos=${repos/"{\"id\": \"$followed\"}"/"{\"id\": \"$followed\", \"derivatives\": true}"}
+done
 cat >"$work/hubwatch.json" <<JSON
 {"store": "hubwatch.db", "hub": {"endpoint": "$endpoint", "token_file": "token"},
- "repos": [$repos], "poll": {"interval_s": 3, "settle_window_s": 0},
+ "repos": [$repos], "poll": {"interval_s": 3, "settle_window_s": 0, "derivatives_interval_s": 5},
  "listen": "127.0.0.1:$api_port", "admin_token_file": "admin.token"}
 JSON
 
@@ -66,6 +71,8 @@ echo "  curl -s '$api/api/v1/repos/meta-llama/Meta-Llama-3-8B-Instruct/changes?k
 echo "  curl -s $api/api/v1/advisories/feed.atom"
 echo "  curl -sN $api/api/v1/stream                     # advisories as they are published"
 echo "  curl -s $api/api/v1/repos/deepseek-ai/DeepSeek-R1-Distill-Qwen-7B/badge"
+echo "  curl -s $api/api/v1/repos/meta-llama/Meta-Llama-3-8B-Instruct/derivatives"
+echo "  $build/bin/hubwatch derivatives meta-llama/Meta-Llama-3-8B-Instruct --config $config"
 echo "  curl -s -X POST $api/v1/query -d '{\"package\": {\"name\": \"mistralai/Mistral-7B-Instruct-v0.3\"}}'"
 echo "  curl -s -H \"Authorization: Bearer \$(cat $work/admin.token)\" $api/api/v1/subscriptions"
 echo "  $build/bin/hubwatch changes --config $config --kind chat_template"
@@ -103,4 +110,6 @@ print(f"  {len(changes)} changes in {len(repos)} repos")
 print("  by kind:   " + ", ".join(f"{k} {n}" for k, n in collections.Counter(c["kind"] for c in changes).most_common()))
 print("  by impact: " + ", ".join(f"{k} {n}" for k, n in collections.Counter(c["impact"] for c in changes).most_common()))'
 "$build/bin/hubwatch" advisories --config "$config" --export "$work/osv" | sed 's/^/  /'
+echo "  derivatives of meta-llama/Meta-Llama-3-8B-Instruct:"
+"$build/bin/hubwatch" derivatives meta-llama/Meta-Llama-3-8B-Instruct --config "$config" | sed 's/^/    /'
 echo "  store: $work/hubwatch.db"

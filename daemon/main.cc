@@ -33,6 +33,8 @@ constexpr Command kCommands[] = {
      hubwatch::cli::RunAdvisories},
     {"show", "one revision in full: files, changes with diffs, estimate, advisories",
      hubwatch::cli::RunShow},
+    {"derivatives", "a repo's fine-tunes, adapters, quantizations: the upstream fixes they lag",
+     hubwatch::cli::RunDerivatives},
 };
 
 void PrintHelp(std::ostream& out) {

@@ -190,6 +190,7 @@ nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& a) {
 Router BuildRouter(const ApiContext& ctx) {
   Router router;
   RegisterRepoRoutes(router, ctx);
+  RegisterDerivativeRoutes(router, ctx);
   RegisterBadgeRoutes(router, ctx);
   RegisterAdvisoryRoutes(router, ctx);
   RegisterOsvRoutes(router, ctx);

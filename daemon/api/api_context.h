@@ -117,6 +117,7 @@ nlohmann::json ChangeJson(const store::ChangeRecord& change);
 nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& advisory);
 
 void RegisterRepoRoutes(Router& router, const ApiContext& ctx);
+void RegisterDerivativeRoutes(Router& router, const ApiContext& ctx);
 void RegisterBadgeRoutes(Router& router, const ApiContext& ctx);
 void RegisterAdvisoryRoutes(Router& router, const ApiContext& ctx);
 void RegisterOsvRoutes(Router& router, const ApiContext& ctx);

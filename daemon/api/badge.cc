@@ -125,6 +125,19 @@ Badge LastChangeBadge(std::string_view kind, std::optional<int64_t> changed_at, 
   return b;
 }
 
+Badge DerivativesBadge(const store::DerivativeTally& tally) {
+  Badge b;
+  b.label = "derivatives";
+  if (tally.checked == 0) {
+    b.message = "no derivatives checked";
+    b.color = "lightgrey";
+    return b;
+  }
+  b.message = std::to_string(tally.lagging) + " of " + std::to_string(tally.checked) + " lagging";
+  b.color = tally.lagging > 0 ? "orange" : "brightgreen";
+  return b;
+}
+
 nlohmann::json BadgeToShieldsJson(const Badge& badge) {
   nlohmann::json j = {{"schemaVersion", 1},
                       {"label", badge.label},

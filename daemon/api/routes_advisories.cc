@@ -1,10 +1,13 @@
 // Advisory feeds: GET /api/v1/advisories (JSON, by seq), /api/v1/advisories/feed.atom (Atom,
-// newest first) and /api/v1/stream (Server-Sent Events). All take ?repo= and ?kind= filters.
+// newest first) and /api/v1/stream (Server-Sent Events). All take ?repo= and ?kind= filters. The
+// JSON list's entries of upstream advisories that derivatives were checked against carry
+// "derivatives": counts by status.
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/atom.h"
+#include "daemon/api/derivatives_json.h"
 #include "daemon/api/query_params.h"
 #include "daemon/api/sse.h"
 #include "tracker/advisory/osv.h"
@@ -58,8 +61,15 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
   }
   Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().advisories().ListAdvisories(q);
   if (!list.ok()) return respond(StoreFailure(list.error()));
+  if (Status s = WithDerivativeCounts(ctx.reads(), *list); !s.ok()) {
+    return respond(StoreFailure(s.error()));
+  }
   nlohmann::json entries = nlohmann::json::array();
-  for (const store::AdvisoryRecord& a : *list) entries.push_back(AdvisoryEntryJson(a));
+  for (const store::AdvisoryRecord& a : *list) {
+    entries.push_back(AdvisoryEntryJson(a));
+    const nlohmann::json::json_pointer counts("/database_specific/derivatives");
+    if (a.osv.contains(counts)) entries.back()["derivatives"] = a.osv.at(counts);
+  }
   nlohmann::json body = {{"advisories", std::move(entries)}};
   // The cursor for the next page: ?since=<the last seq of this one>.
   if (static_cast<int64_t>(list->size()) == q.limit) body["next_since"] = list->back().seq;

@@ -1,6 +1,8 @@
 // Badges: GET /api/v1/repos/{ns}/{name}/badge (shields endpoint JSON) and .../badge.svg.
 //   ?pin=SHA   count the changes since that revision ("3 changes since 1a2b3c4")
 //   ?kind=K    only changes of that kind; without a pin: "chat template changed 2 days ago"
+//   ?derivatives=lagging  how many of the repo's derivatives lag an upstream fix ("3 of 40
+//              lagging"); not with pin or kind
 //   ?label=L   the left-hand text (default "hubwatch"; at most 64 characters)
 
 #include <nlohmann/json.hpp>
@@ -28,15 +30,22 @@ std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& 
   if (!kind.empty()) {
     if (auto failed = CheckKind(kind)) return failed;
   }
-  if (std::optional<std::string> pin = query->Get("pin")) {
+  if (std::optional<std::string> derivatives = query->Get("derivatives")) {
+    if (*derivatives != "lagging") return BadRequest("derivatives must be 'lagging'");
+    if (query->Get("pin") || !kind.empty()) {
+      return BadRequest("derivatives=lagging cannot be combined with pin or kind");
+    }
+    Result<store::DerivativeTally> tally = ctx.reads().derivatives().Tally(repo);
+    if (!tally.ok()) return StoreFailure(tally.error());
+    *badge = DerivativesBadge(*tally);
+  } else if (std::optional<std::string> pin = query->Get("pin")) {
     std::string sha;
     if (auto failed = ResolveRevision(ctx, repo, *pin, "pin", &sha)) return failed;
     Result<store::ChangeTally> tally = ctx.reads().queries().TallyChangesAfter(repo, sha, kind);
     if (!tally.ok()) return StoreFailure(tally.error());
     *badge = PinBadge(sha, *tally, kind);
   } else {
-    Result<std::optional<store::LastChange>> last =
-        ctx.reads().queries().LatestChange(repo, kind);
+    Result<std::optional<store::LastChange>> last = ctx.reads().queries().LatestChange(repo, kind);
     if (!last.ok()) return StoreFailure(last.error());
     std::optional<int64_t> changed_at;
     if (last->has_value()) {

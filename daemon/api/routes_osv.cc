@@ -1,12 +1,15 @@
 // osv.dev-compatible endpoints (POST /v1/query, /v1/querybatch, GET /v1/vulns/{id}), so osv.dev
 // clients (osv-detector's "api" databases, scripts) can use hubwatch as a database: GET
 // /v1/vulns/{id}, POST /v1/query, POST /v1/querybatch. Responses follow osv.dev's proto3 JSON: an
-// empty list is left out, so a query without matches answers {}.
+// empty list is left out, so a query without matches answers {}. Whole records of upstream
+// advisories that derivatives were checked against carry database_specific.derivatives (counts
+// by status, as of serving).
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "daemon/api/api_context.h"
+#include "daemon/api/derivatives_json.h"
 #include "daemon/api/osv_query.h"
 #include "tracker/store/store.h"
 
@@ -109,7 +112,11 @@ void GetVuln(const ApiContext& ctx, const PathParams& params, Respond respond) {
   if (!a->has_value()) {
     return respond(HttpReply::Error(404, "no advisory " + id.substr(0, 80)));
   }
-  respond(HttpReply::Json(200, (*a)->osv));
+  std::vector<store::AdvisoryRecord> one{std::move(**a)};
+  if (Status s = WithDerivativeCounts(ctx.reads(), one); !s.ok()) {
+    return respond(StoreFailure(s.error()));
+  }
+  respond(HttpReply::Json(200, one.front().osv));
 }
 
 void Query(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
@@ -119,6 +126,9 @@ void Query(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   if (!q.ok()) return respond(BadRequest(q.error().message));
   Result<Page> page = RunQuery(ctx, *q);
   if (!page.ok()) return respond(StoreFailure(page.error()));
+  if (Status s = WithDerivativeCounts(ctx.reads(), page->vulns); !s.ok()) {
+    return respond(StoreFailure(s.error()));
+  }
   EndPageAtBytes(ctx.tuning.osv_page_bytes, &*page);
   respond(HttpReply::Json(200, PageJson(*page, /*full=*/true)));
 }

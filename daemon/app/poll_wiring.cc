@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 namespace hubwatch::app {
 namespace {
@@ -91,6 +93,55 @@ std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonCon
   };
   return std::make_unique<service::ListingHints>(std::move(deps), ListingOptions(config),
                                                  watermark);
+}
+
+void ApplyListing(std::unique_ptr<service::ListingHints>& listing,
+                  const service::DaemonConfig& config, const ListingParts& p) {
+  if (!config.poll.hints) {
+    if (std::exchange(listing, nullptr)) {
+      p.log->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
+    }
+    return;
+  }
+  if (listing) return listing->SetOptions(ListingOptions(config));
+  listing = MakeListingHints(config, p);
+  listing->Start();
+  p.log->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
+              config.poll.interval_s, config.poll.reconcile_interval_s);
+}
+
+void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
+                      const service::DaemonConfig& config, const ListingParts& p,
+                      store::DerivativeTargets targets, std::function<void()> published) {
+  const service::DerivativeWatch::Options options{.interval_s = config.poll.derivatives_interval_s};
+  if (!watch) {
+    if (std::none_of(config.repos.begin(), config.repos.end(),
+                     [](const service::RepoConfig& r) { return r.derivatives.enabled; })) {
+      return;
+    }
+    service::DerivativeWatch::Deps deps;
+    deps.io = p.io;
+    deps.clock = p.clock;
+    deps.log = p.log;
+    deps.metrics = p.metrics;
+    deps.hub = p.hub;
+    deps.store = p.store;
+    deps.polls_idle = [loop = p.loop, clock = p.clock] {
+      const service::Scheduler& s = loop->scheduler();
+      const int64_t now = clock->UnixSeconds();
+      std::optional<int64_t> wake = s.NextWake(now);
+      return s.in_flight() == 0 && (!wake || *wake > now);
+    };
+    deps.spend = [loop = p.loop, clock = p.clock](int64_t requests) {
+      loop->scheduler().Spend(requests, clock->UnixSeconds());
+    };
+    deps.published = std::move(published);
+    watch = std::make_unique<service::DerivativeWatch>(std::move(deps), options);
+    watch->Start();
+  }
+  watch->SetOptions(options);
+  watch->SetTargets(std::move(targets));
+  watch->SetRepos(config.repos);
 }
 
 }  // namespace hubwatch::app

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "daemon/service/config.h"
+#include "daemon/service/derivative_watch.h"
 #include "daemon/service/listing_hints.h"
 #include "daemon/service/poll_loop.h"
 #include "daemon/service/store_access.h"
@@ -44,5 +45,17 @@ service::ListingHints::Options ListingOptions(const service::DaemonConfig& confi
 // A ListingHints reading on from the watermark stored by a previous run; not started.
 std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonConfig& config,
                                                         const ListingParts& parts);
+
+// Starts, renews or stops the listing hint as `config` says (a reload may turn hints on or off;
+// a round in flight is then dropped).
+void ApplyListing(std::unique_ptr<service::ListingHints>& listing,
+                  const service::DaemonConfig& config, const ListingParts& parts);
+
+// Makes the derivatives' watch when a repo first asks for it (rounds only while the loop has no
+// poll due or running, requests spent from its budget, derivative advisories queued for
+// `targets`, `published` after each round); renews its repos and options on every call.
+void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
+                      const service::DaemonConfig& config, const ListingParts& parts,
+                      store::DerivativeTargets targets, std::function<void()> published);
 
 }  // namespace hubwatch::app

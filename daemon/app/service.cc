@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -106,7 +107,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
         std::make_unique<service::StatusReporter>(io_, notify_, metrics_, loop_, store_->reads());
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
     loop_.Start(hub_->client(), *poller_);
-    StartListing(config);
+    StartBackgroundReads(config);
     status_->Start();
     ready_ = true;
     (void)notify_.Ready();
@@ -230,26 +231,21 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     return Status::Ok();
   }
 
-  // The listing hint, when poll.hints is on; on a reload that turns hints on or off it starts
-  // or stops (a round in flight is dropped).
-  void StartListing(const service::DaemonConfig& config) {
-    if (!config.poll.hints) {
-      if (std::exchange(listing_, nullptr)) {
-        log_->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
-      }
-      return;
-    }
-    if (listing_) return listing_->SetOptions(ListingOptions(config));
-    listing_ = MakeListingHints(config, {.io = &io_,
-                                         .clock = &clock_,
-                                         .log = log_,
-                                         .metrics = &metrics_,
-                                         .hub = &hub_->client(),
-                                         .store = store_.get(),
-                                         .loop = &loop_});
-    listing_->Start();
-    log_->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
-               config.poll.interval_s, config.poll.reconcile_interval_s);
+  // The listing hint and the derivatives' watch as `config` says (started, renewed, stopped).
+  void StartBackgroundReads(const service::DaemonConfig& config) {
+    ApplyListing(listing_, config, Parts());
+    ApplyDerivatives(derivatives_, config, Parts(), webhooks_->outbox_targets(),
+                     [this] { OnPublished(); });
+  }
+
+  ListingParts Parts() {
+    return {.io = &io_,
+            .clock = &clock_,
+            .log = log_,
+            .metrics = &metrics_,
+            .hub = &hub_->client(),
+            .store = store_.get(),
+            .loop = &loop_};
   }
 
   void UpdateRepoGauge() {
@@ -260,7 +256,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   // The scheduler's and the poller's options from `config`; running polls keep their own.
   void ApplyOptions(const service::DaemonConfig& config) {
     loop_.SetOptions(SchedulerOptionsFor(config, has_token_));
-    if (ready_) StartListing(config);  // the start begins it once the loop runs
+    if (ready_) StartBackgroundReads(config);  // the start begins them once the loop runs
     pipeline::PollerOptions p = PollerOptionsFor(config, clock_, *store_, log_);
     p.outbox_targets = webhooks_->outbox_targets();
     // Running polls hold a reference to the poller: keep the one object, renew its options.
@@ -298,6 +294,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     if (status_) status_->Stop();
     if (api_) api_->Stop();
     if (listing_) listing_->Stop();
+    if (derivatives_) derivatives_->Stop();
     webhooks_->Stop();
     hub_->client().Shutdown();
     deadline_.expires_after(kStopDeadline);
@@ -332,6 +329,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   std::unique_ptr<hub::HubStack> hub_;
   std::unique_ptr<pipeline::Poller> poller_;
   std::unique_ptr<service::ListingHints> listing_;
+  std::unique_ptr<service::DerivativeWatch> derivatives_;
   std::unique_ptr<subscriptions::Webhooks> webhooks_;
   std::unique_ptr<api::ApiServer> api_;
   std::unique_ptr<Reloader> reloader_;

@@ -231,42 +231,21 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     for (size_t i = 0; i < j["repos"].size(); ++i) {
       const nlohmann::json& r = j["repos"][i];
       const std::string where = "repos[" + std::to_string(i) + "]";
-      if (!r.is_object()) return Bad(where + " must be an object");
-      if (Status s = CheckKeys(r, where, {"id", "refs"}); !s.ok()) return s.error();
-      RepoConfig repo;
-      Result<std::string> id = String(r.value("id", nlohmann::json()), where + ".id");
-      if (!id.ok()) return id.error();
-      if (Status v = hub::ValidateRepoId(*id); !v.ok()) {
-        return Bad(where + ".id: " + v.error().message);
-      }
-      repo.id = *id;
-      if (!seen.insert(repo.id).second) return Bad(where + ": " + repo.id + " is listed twice");
-      if (r.contains("refs")) {
-        if (!r["refs"].is_array() || r["refs"].empty() || r["refs"].size() > hub::kMaxTrackedRefs) {
-          return Bad(where + ".refs must be an array of 1 to " +
-                     std::to_string(hub::kMaxTrackedRefs) + " branch or tag names");
-        }
-        repo.refs.clear();
-        for (const nlohmann::json& ref : r["refs"]) {
-          Result<std::string> name = String(ref, where + ".refs[]");
-          if (!name.ok()) return name.error();
-          if (Status v = hub::ValidateRefName(*name); !v.ok()) {
-            return Bad(where + ".refs[]: " + v.error().message);
-          }
-          repo.refs.push_back(*name);
-        }
-      }
-      c.repos.push_back(std::move(repo));
+      Result<RepoConfig> repo = ParseRepoEntry(r, where);
+      if (!repo.ok()) return repo.error();
+      if (!seen.insert(repo->id).second) return Bad(where + ": " + repo->id + " is listed twice");
+      c.repos.push_back(std::move(repo).value());
     }
   }
 
   if (j.contains("poll")) {
     const nlohmann::json& p = j["poll"];
     if (!p.is_object()) return Bad("poll must be an object");
-    if (Status s = CheckKeys(p, "poll",
-                             {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent",
-                              "api_quota", "resolvers_quota", "quota_window_s", "hints",
-                              "reconcile_interval_s", "listing_page_size"});
+    if (Status s =
+            CheckKeys(p, "poll",
+                      {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent",
+                       "api_quota", "resolvers_quota", "quota_window_s", "hints",
+                       "reconcile_interval_s", "listing_page_size", "derivatives_interval_s"});
         !s.ok()) {
       return s.error();
     }
@@ -277,7 +256,8 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
           {"resolvers_quota", &c.poll.resolvers_quota, 10'000'000},
           {"quota_window_s", &c.poll.quota_window_s, 86400},
           {"reconcile_interval_s", &c.poll.reconcile_interval_s, 30 * 86400},
-          {"listing_page_size", &c.poll.listing_page_size, 1000}}) {
+          {"listing_page_size", &c.poll.listing_page_size, 1000},
+          {"derivatives_interval_s", &c.poll.derivatives_interval_s, 30 * 86400}}) {
       if (!p.contains(key)) continue;
       // settle_window_s 0: advise at once.
       const int64_t min = std::string_view(key) == "settle_window_s" ? 0 : 1;

@@ -13,20 +13,35 @@
 // here throws. Plain value types.
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "estimator/base/result.h"
+#include "tracker/derivatives/derivative.h"
 #include "tracker/hub/hub_settings.h"
 
 namespace hubwatch::service {
 
+// Which derivatives of a repo are followed ("derivatives": true, or {"max", "relations"}).
+struct DerivativesConfig {
+  bool enabled = false;
+  int64_t max = 200;  // the newest this many, over all relations (1..1000)
+  std::vector<derivatives::Relation> relations{
+      derivatives::Relation::kFinetune, derivatives::Relation::kAdapter,
+      derivatives::Relation::kQuantized, derivatives::Relation::kMerge};
+};
+
 struct RepoConfig {
   std::string id;
   std::vector<std::string> refs{"main"};
+  DerivativesConfig derivatives;
 };
+
+// One entry of "repos" (`where`: "repos[3]"), checked as LoadConfig checks the rest.
+Result<RepoConfig> ParseRepoEntry(const nlohmann::json& entry, const std::string& where);
 
 struct HubOptionsConfig {
   std::optional<std::string> endpoint;    // else HF_ENDPOINT, else https://huggingface.co
@@ -49,7 +64,10 @@ struct PollConfig {
   bool hints = true;
   int64_t reconcile_interval_s = 21600;
   int64_t listing_page_size = 1000;  // the listing's limit= per page
-  bool advise_cosmetic = false;      // cosmetic changes are stored; advised only when true
+  // How often the derivatives of each repo that follows them are listed (and those at a new
+  // head read). A round runs only while no poll is due: derivatives never delay a poll.
+  int64_t derivatives_interval_s = 3600;
+  bool advise_cosmetic = false;   // cosmetic changes are stored; advised only when true
   int64_t settle_window_s = 600;  // a burst of commits is advised once it has been quiet this long
   int max_concurrent = 4;         // repos polled at once
   // Requests per window the scheduler allows itself; 0: 80% of the Hub's documented quota

@@ -1,8 +1,10 @@
-// Prints a JSON array of OSV records, one for each change kind and impact, for
-// validate_osv.py to check against the official schema.
+// Prints a JSON array of OSV records, one for each change kind and impact and one for each
+// derivative status and relation (hostile repo text among them), for validate_osv.py to check
+// against the official schema.
 
 #include <iostream>
 
+#include "tracker/advisory/derivative_osv.h"
 #include "tracker/advisory/osv.h"
 
 int main() {
@@ -42,6 +44,27 @@ int main() {
     if (c.kind == diff::ChangeKind::kEstimate) ctx.estimate_delta = {{"params.total", {1, 2}}};
     out.push_back(advisory::BuildOsv(c, ctx));
     ++i;
+  }
+  for (int k = 0; k < 8; ++k) {
+    advisory::DerivativeAdvisoryContext ctx;
+    ctx.derivative = k % 2 ? "someone/Llama-3-8B-Instruct-GGUF" : "mallory/`]\n# x<script>";
+    ctx.relation = static_cast<derivatives::Relation>(k % 4);
+    ctx.upstream = "meta-llama/Meta-Llama-3-8B-Instruct";
+    ctx.fix = {"x_HUBWATCH-00000000000000" + std::to_string(10 + k),
+               k,
+               k % 2 ? "generation_config" : "special_tokens",
+               k % 2 ? "generation_config.json" : "",
+               std::string(40, 'd'),
+               k % 3 ? std::string(40, 'e') : "",
+               "generation config changed in meta-llama/Meta-Llama-3-8B-Instruct at ddddddd"};
+    ctx.impact = "behavioral";
+    ctx.status = static_cast<derivatives::LagStatus>(k % 4);
+    ctx.head = std::string(39, 'f') + static_cast<char>('0' + k);
+    ctx.checked_at = 1713398400 + k;
+    ctx.published = advisory::Rfc3339(1713398400 + k);
+    ctx.modified = advisory::Rfc3339(1713398500 + k);
+    if (k == 3) ctx.advisory_base_url = "https://hubwatch.example/v1/vulns";
+    out.push_back(advisory::BuildDerivativeOsv(ctx));
   }
   std::cout << out.dump(2) << "\n";
   return 0;

@@ -286,9 +286,9 @@ TEST(CliTopLevel, HelpListsEveryCommandAndOption) {
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.out.rfind(std::string("hubwatch ") + kVersion + " - keeps watch", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("usage: hubwatch <command> [options]"), std::string::npos) << r.out;
-  for (const char* line :
-       {"\n  estimate ", "\n  chat-template ", "\n  serve ", "\n  poll-once ", "\n  history ",
-        "\n  changes ", "\n  advisories ", "\n  show ", "\n  --help ", "\n  --version "}) {
+  for (const char* line : {"\n  estimate ", "\n  chat-template ", "\n  serve ", "\n  poll-once ",
+                           "\n  history ", "\n  changes ", "\n  advisories ", "\n  show ",
+                           "\n  derivatives ", "\n  --help ", "\n  --version "}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << "missing" << line << " in\n" << r.out;
   }
   for (const char* alias : {"-h", "help"}) {

@@ -103,6 +103,36 @@ TEST(ConfigParse, RefsAreCheckedAsTheAdminApiChecksThem) {
   EXPECT_EQ(ok->repos[0].refs.size(), 3u);
 }
 
+TEST(ConfigParse, DerivativesAreOffByDefaultTrueOrAnObjectWithMaxAndRelations) {
+  Result<DaemonConfig> c = ParseConfig(
+      R"({"repos": [{"id": "a/b"}, {"id": "c/d", "derivatives": true},
+                    {"id": "e/f", "derivatives": {"max": 40, "relations": ["quantized", "merge"]}}],
+          "poll": {"derivatives_interval_s": 7200}})",
+      "");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->repos[0].derivatives.enabled);
+  EXPECT_TRUE(c->repos[1].derivatives.enabled);
+  EXPECT_EQ(c->repos[1].derivatives.max, 200);
+  EXPECT_EQ(c->repos[1].derivatives.relations.size(), 4u);
+  EXPECT_TRUE(c->repos[2].derivatives.enabled);
+  EXPECT_EQ(c->repos[2].derivatives.max, 40);
+  EXPECT_EQ(c->repos[2].derivatives.relations,
+            (std::vector{derivatives::Relation::kQuantized, derivatives::Relation::kMerge}));
+  EXPECT_EQ(c->poll.derivatives_interval_s, 7200);
+
+  EXPECT_NE(Refused(R"({"repos": [{"id": "a/b", "derivatives": "yes"}]})")
+                .find("repos[0].derivatives must be true, false or"),
+            std::string::npos);
+  EXPECT_NE(Refused(R"({"repos": [{"id": "a/b", "derivatives": {"max": 0}}]})")
+                .find("repos[0].derivatives.max"),
+            std::string::npos);
+  EXPECT_NE(Refused(R"({"repos": [{"id": "a/b", "derivatives": {"relations": ["fork"]}}]})")
+                .find("got \"fork\""),
+            std::string::npos);
+  EXPECT_NE(Refused(R"({"repos": [{"id": "a/b", "derivatives": {"maximum": 3}}]})").find("maximum"),
+            std::string::npos);
+}
+
 TEST(ConfigParse, PathsWithNulAndEndpointsThatAreNotUrlsAreRefused) {
   EXPECT_NE(Refused(R"({"store": "a\u0000b"})").find("store must not hold a NUL"),
             std::string::npos);
@@ -252,7 +282,7 @@ TEST_F(ConfigFiles, TheKeysThatNeedARestartAreNamedSecretsByKeyOnly) {
   Result<app::PreparedConfig> running = app::PrepareConfig(c);
   ASSERT_TRUE(running.ok()) << running.error().message;
   c.poll.interval_s = 60;  // applied at once: not listed
-  c.repos.push_back({"a/b", {"main"}});
+  c.repos.push_back({.id = "a/b", .refs = {"main"}, .derivatives = {}});
   EXPECT_TRUE(app::KeysNeedingRestart(*running, *app::PrepareConfig(c)).empty());
   c.api.listen = "127.0.0.1:1";
   c.store = (dir_ / "other.db").string();

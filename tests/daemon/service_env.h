@@ -144,7 +144,8 @@ class ServiceTest : public ::testing::Test {
     c.store = dir_ + "/hubwatch.db";
     c.hub.endpoint = hub_->endpoint();
     c.hub.token_file = dir_ + "/token";
-    for (const std::string& r : repos) c.repos.push_back({r, {"main"}});
+    for (const std::string& r : repos)
+      c.repos.push_back({.id = r, .refs = {"main"}, .derivatives = {}});
     c.poll.interval_s = 3600;
     c.poll.settle_window_s = 0;
     c.api.listen = "127.0.0.1:0";

@@ -72,6 +72,16 @@ TEST(Lag, ACopyOfTheUploadLagsACopyOfTheFixIsFixed) {
             (std::vector{kFixed, kFixed, kLagging, kFixed}));
 }
 
+TEST(Lag, AnUploadIsNotAFix) {
+  F1 f1;
+  UpstreamFix upload{.advisory_id = "up", .kind = "config", .path = "config.json"};
+  EXPECT_TRUE(FacetsOfFix(upload, FacetsOfFiles({}), FacetsOfFiles(f1.v0)).changed.empty());
+  UpstreamFix removal{.advisory_id = "rm", .kind = "special_tokens", .path = ""};
+  auto without = f1.v0;
+  without.erase("generation_config.json");
+  EXPECT_TRUE(FacetsOfFix(removal, FacetsOfFiles(f1.v0), FacetsOfFiles(without)).changed.empty());
+}
+
 TEST(Lag, AnAdapterShipsNoneOfTheFiles) {
   F1 f1;
   FacetSet adapter = FacetsOfFiles({});

@@ -41,7 +41,10 @@ struct FakeUser {
 };
 
 struct FakeHubOptions {
-  std::string fixtures_dir;       // "" = no fixtures
+  std::string fixtures_dir;  // "" = no fixtures
+  // More fixture directories, served together with fixtures_dir (tests/fixtures/hub-derivatives
+  // beside tests/fixtures/hub); a repo id defined twice across them does not load.
+  std::vector<std::string> fixtures_dirs;
   std::vector<Repo> extra_repos;  // e.g. GenerateSyntheticRepos(...)
   std::string host = "127.0.0.1";
   uint16_t port = 0;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "tests/fakehub/gguf_blob.h"
 
 namespace hubwatch::fakehub {
 namespace {
@@ -27,8 +30,8 @@ Result<json> ReadJson(const fs::path& path) {
   return root;
 }
 
-// A file source: "relative/path" (stored file), {"safetensors": "manifest.json"} or
-// {"lfs": {"size": N, "sha256": "...", "seed": S}}.
+// A file source: "relative/path" (stored file), {"safetensors": "manifest.json"},
+// {"gguf": "manifest.json"} or {"lfs": {"size": N, "sha256": "...", "seed": S}}.
 Result<BlobPtr> LoadSource(const fs::path& base, const json& source, const std::string& where) {
   if (source.is_string()) {
     Result<std::string> content = ReadFile(base / source.get<std::string>());
@@ -43,6 +46,16 @@ Result<BlobPtr> LoadSource(const fs::path& base, const json& source, const std::
     if (!blob.ok()) return Error::InvalidInput(where + ": " + blob.error().message);
     return blob;
   }
+  if (source.is_object() && source.contains("gguf") && source["gguf"].is_string()) {
+    const fs::path manifest = base / source["gguf"].get<std::string>();
+    Result<std::string> text = ReadFile(manifest);
+    if (!text.ok()) return Error::Io(where + ": " + text.error().message);
+    Result<BlobPtr> blob = MakeGgufBlob(*text);
+    if (!blob.ok()) {
+      return Error::InvalidInput(where + ": " + manifest.string() + ": " + blob.error().message);
+    }
+    return blob;
+  }
   if (source.is_object() && source.contains("lfs") && source["lfs"].is_object()) {
     const json& lfs = source["lfs"];
     if (!lfs.value("size", json()).is_number_unsigned() ||
@@ -52,8 +65,8 @@ Result<BlobPtr> LoadSource(const fs::path& base, const json& source, const std::
     return MakeLfsBlob(lfs["size"].get<uint64_t>(), lfs["sha256"].get<std::string>(),
                        lfs.value("seed", uint64_t{0}));
   }
-  return Error::InvalidInput(where +
-                             ": a source is a path, {\"safetensors\": ...} or {\"lfs\": ...}");
+  return Error::InvalidInput(
+      where + ": a source is a path, {\"safetensors\": ...}, {\"gguf\": ...} or {\"lfs\": ...}");
 }
 
 std::vector<std::string> Strings(const json& obj, const char* key) {
@@ -170,21 +183,34 @@ Result<Repo> LoadFixtureRepo(const fs::path& repo_json) {
   return std::move(builder).Build();
 }
 
-Result<std::vector<Repo>> LoadFixtureRepos(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return Error::Io("fixtures directory " + dir.string() + " not found");
+Result<std::vector<Repo>> LoadFixtureRepos(const fs::path& dir) { return LoadFixtureDirs({dir}); }
+
+Result<std::vector<Repo>> LoadFixtureDirs(const std::vector<fs::path>& dirs) {
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return Error::Io("walking " + dir.string() + ": " + ec.message());
-    if (it->is_regular_file() && it->path().filename() == "repo.json") files.push_back(it->path());
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      return Error::Io("fixtures directory " + dir.string() + " not found");
+    std::vector<fs::path> found;
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) return Error::Io("walking " + dir.string() + ": " + ec.message());
+      if (it->is_regular_file() && it->path().filename() == "repo.json")
+        found.push_back(it->path());
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
   }
-  std::sort(files.begin(), files.end());
   std::vector<Repo> repos;
+  std::map<std::string, fs::path> loaded_from;  // repo id -> its repo.json
   for (const fs::path& file : files) {
     Result<Repo> repo = LoadFixtureRepo(file);
     if (!repo.ok()) return repo.error();
+    auto [at, added] = loaded_from.emplace(repo->id, file);
+    if (!added) {
+      return Error::InvalidInput("repo " + repo->id + " is defined twice: " + at->second.string() +
+                                 " and " + file.string());
+    }
     repos.push_back(std::move(repo).value());
   }
   return repos;

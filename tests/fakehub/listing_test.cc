@@ -274,6 +274,68 @@ TEST(Listing, LinkPagingOverTheWireCoversEveryRepoOnce) {
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size()) << "no repeats";
 }
 
+// Issue 18's discovery: a base_model relation filter with the expands a derivative walk asks for
+// (the head sha, its date, the tags and the head's file names), paged by Link.
+TEST(Listing, BaseModelFilterWithShaLastModifiedTagsAndSiblings) {
+  std::vector<Repo> repos = Fixtures();
+  auto more = LoadFixtureRepos(std::string(HUBWATCH_FIXTURES_DIR) + "/hub-derivatives");
+  ASSERT_TRUE(more.ok()) << more.error().message;
+  for (Repo& r : *more) repos.push_back(std::move(r));
+  auto state = MakeState({}, std::move(repos));
+  const std::string upstream = "meta-llama/Meta-Llama-3-8B-Instruct";
+  const std::string q = "filter=base_model:finetune:" + upstream +
+                        "&expand=sha&expand=lastModified&expand=tags&expand=siblings";
+  json all = List(*state, q);
+  EXPECT_EQ(Ids(all),
+            (std::vector<std::string>{"tidewater-ml/Llama-3-8B-Instruct-Tidewater",
+                                      "larkspur-nlp/Llama-3-8B-Instruct-Larkspur-DPO",
+                                      "aldercrest-ai/Llama-3-8B-Instruct-Aldercrest-SFT"}));
+  for (const json& item : all) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : item.items()) keys.insert(k);
+    EXPECT_EQ(keys,
+              (std::set<std::string>{"_id", "id", "sha", "lastModified", "tags", "siblings"}));
+    const auto tags = item["tags"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(tags.begin(), tags.end(), "base_model:" + upstream), tags.end());
+    std::set<std::string> files;
+    for (const json& s : item["siblings"]) {
+      EXPECT_EQ(s.size(), 1u) << "rfilename only, as the Hub lists them";
+      files.insert(s["rfilename"].get<std::string>());
+    }
+    for (const char* f :
+         {"config.json", "generation_config.json", "tokenizer_config.json", "tokenizer.json",
+          "special_tokens_map.json", "model-00001-of-00004.safetensors"}) {
+      EXPECT_TRUE(files.count(f)) << item["id"] << " " << f;
+    }
+    json info = json::parse(Handle(*state, "GET",
+                                   "/api/models/" + item["id"].get<std::string>() +
+                                       "?expand=sha"
+                                       "&expand=lastModified")
+                                .body);
+    EXPECT_EQ(item["sha"], info["sha"]) << "the main head";
+    EXPECT_EQ(item["lastModified"], info["lastModified"]);
+  }
+  EXPECT_EQ(all[1]["lastModified"], "2024-04-26T09:12:44.000Z") << "the sync commit is the head";
+  // Link paging keeps the filter and the expands; the encoded form matches the same repos.
+  std::vector<std::string> walked;
+  for (std::string next = "/api/models?" + q + "&limit=2"; !next.empty();) {
+    FakeResponse page = Handle(*state, "GET", next);
+    ASSERT_EQ(page.status, 200) << page.body;
+    for (const json& item : json::parse(page.body)) {
+      EXPECT_TRUE(item.contains("siblings"));
+      walked.push_back(item["id"]);
+    }
+    next = NextPath(page);
+  }
+  EXPECT_EQ(walked, Ids(all));
+  EXPECT_EQ(List(*state,
+                 "filter=base_model%3Afinetune%3Ameta-llama%2FMeta-Llama-3-8B-Instruct"
+                 "&expand%5B%5D=sha&expand%5B%5D=lastModified&expand%5B%5D=tags"
+                 "&expand%5B%5D=siblings")
+                .dump(),
+            all.dump());
+}
+
 // Keyset paging: a repo that moves to the top mid-walk is not shown twice.
 TEST(Listing, ARepoMovingMidWalkIsNotRepeated) {
   auto state = MakeState({}, Fixtures());

@@ -1,9 +1,12 @@
-// fakehub --fixtures DIR [--host 127.0.0.1] [--port N] [--cdn-host 127.0.0.2] [--cdn-port N]
+// fakehub --fixtures DIR [--fixtures DIR]... [--host 127.0.0.1] [--port N]
+//         [--cdn-host 127.0.0.2] [--cdn-port N]
 //         [--mode static|replay] [--speed X] [--replay-start ISO] [--synthetic N [--owners K]]
 //         [--churn PER_MINUTE] [--webhook URL [--webhook-secret S]]
 //         [--api-quota N] [--resolvers-quota N] [--token TOKEN[:user[:unapproved]]]...
 //         [--relative-links] [--public-hub-url URL] [--public-cdn-url URL]
 // Prints "fakehub listening on http://HOST:PORT" once ready, then serves until SIGINT/SIGTERM.
+// --fixtures DIR     repeatable: the repos of every DIR are served together (a repo id defined
+//                    in two of them does not load).
 // --synthetic N      N generated repos, "synthetic/model-XXXXX" (synthetic.h); with --owners K,
 //                    "owner-XXXX/model-XXXXX" over K owners with Zipf-skewed sizes (K <= N).
 // --churn R          R background repos per minute get a new head (churn.h): the Hub-wide
@@ -32,13 +35,15 @@ namespace {
 
 int Usage(const std::string& why) {
   std::cerr << "fakehub: " << why << "\n"
-            << "usage: fakehub --fixtures DIR [--host H] [--port N] [--cdn-host H] [--cdn-port N]\n"
+            << "usage: fakehub --fixtures DIR [--fixtures DIR]... [--host H] [--port N]\n"
+            << "               [--cdn-host H] [--cdn-port N]\n"
             << "               [--mode static|replay] [--speed X] [--replay-start ISO]\n"
             << "               [--synthetic N [--owners K]] [--churn PER_MINUTE]\n"
             << "               [--webhook http://127.0.0.1:PORT/PATH [--webhook-secret S]]\n"
             << "               [--api-quota N] [--resolvers-quota N]\n"
             << "               [--token TOKEN[:USER[:unapproved]]] [--relative-links]\n"
             << "               [--public-hub-url URL] [--public-cdn-url URL]\n"
+            << "  --fixtures DIR  repeatable: every DIR's repos, served together\n"
             << "  --synthetic N   N generated repos (synthetic/model-XXXXX); with --owners K,\n"
             << "                  owner-XXXX/model-XXXXX over K owners, Zipf-skewed sizes\n"
             << "  --churn R       R untracked background repos per minute get a new head\n"
@@ -69,7 +74,7 @@ int main(int argc, char** argv) {
     };
     try {
       if (arg == "--fixtures")
-        options.fixtures_dir = value();
+        options.fixtures_dirs.push_back(value());
       else if (arg == "--host")
         options.host = value();
       else if (arg == "--port")
@@ -135,7 +140,7 @@ int main(int argc, char** argv) {
       return Usage("bad value for " + arg);
     }
   }
-  if (options.fixtures_dir.empty() && synthetic == 0)
+  if (options.fixtures_dirs.empty() && synthetic == 0)
     return Usage("--fixtures or --synthetic is required");
   if (owners < 0 || (owners > 0 && owners > synthetic))
     return Usage("--owners K needs --synthetic N with 0 < K <= N");

@@ -51,15 +51,21 @@ void FillLfsIdentity(FileBlob& blob) {
 
 }  // namespace
 
+const std::string& LazyPrefix::Get() const {
+  std::call_once(once_, [this] { bytes_ = build(); });
+  return bytes_;
+}
+
 void FileBlob::Read(uint64_t offset, size_t n, char* out) const {
   if (kind == BlobKind::kInline) {
     std::memcpy(out, inline_content.data() + offset, n);
     return;
   }
-  const uint64_t prefix = safetensors_prefix.size();
+  const uint64_t prefix = prefix_size();
   if (offset < prefix) {
+    const std::string& bytes = lazy_prefix ? lazy_prefix->Get() : safetensors_prefix;
     const size_t take = std::min<uint64_t>(prefix - offset, n);
-    std::memcpy(out, safetensors_prefix.data() + offset, take);
+    std::memcpy(out, bytes.data() + offset, take);
     out += take;
     offset += take;
     n -= take;
@@ -86,6 +92,23 @@ BlobPtr MakeLfsBlob(uint64_t size, std::string sha256, uint64_t seed) {
   blob->seed = seed;
   FillLfsIdentity(*blob);
   return blob;
+}
+
+Result<BlobPtr> MakePrefixedLfsBlob(BlobKind kind, std::shared_ptr<const LazyPrefix> prefix,
+                                    uint64_t size, std::string sha256, uint64_t seed) {
+  if (!IsSha256Hex(sha256)) return Error::InvalidInput("sha256 must be 64 lower-case hex digits");
+  if (size < prefix->size) {
+    return Error::InvalidInput("size " + std::to_string(size) + " is shorter than the " +
+                               std::to_string(prefix->size) + "-byte header");
+  }
+  auto blob = std::make_shared<FileBlob>();
+  blob->kind = kind;
+  blob->size = size;
+  blob->lazy_prefix = std::move(prefix);
+  blob->sha256 = std::move(sha256);
+  blob->seed = seed;
+  FillLfsIdentity(*blob);
+  return BlobPtr(blob);
 }
 
 Result<BlobPtr> MakeSafetensorsBlob(const SafetensorsManifest& manifest) {

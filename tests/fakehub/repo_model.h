@@ -3,13 +3,16 @@
 // fakehub's model of a Hub repository: commits with full file snapshots, refs, and the blobs
 // those files point at. Small files hold their bytes; LFS files (safetensors included) are
 // virtual: a declared size and sha256, content synthesized on demand from a seed, so an 18 GB
-// checkpoint costs a few kilobytes. A safetensors blob's first bytes are its real header.
+// checkpoint costs a few kilobytes. A safetensors blob's first bytes are its real header; a GGUF
+// blob's (gguf_blob.h) are its real header, metadata and tensor infos.
 //
 // Values are immutable once built and shared by pointer; safe to read from many threads.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +21,19 @@
 
 namespace hubwatch::fakehub {
 
-enum class BlobKind { kInline, kLfs, kSafetensors };
+enum class BlobKind { kInline, kLfs, kSafetensors, kGguf };
+
+// A synthesized prefix built on first use (a GGUF file's megabytes of vocabulary and merges):
+// its length is known when the blob is made, its bytes only once a read reaches them.
+struct LazyPrefix {
+  uint64_t size = 0;
+  std::function<std::string()> build;  // returns exactly `size` bytes
+  const std::string& Get() const;      // builds once; thread-safe
+
+ private:
+  mutable std::once_flag once_;
+  mutable std::string bytes_;
+};
 
 struct FileBlob {
   BlobKind kind = BlobKind::kInline;
@@ -32,8 +47,14 @@ struct FileBlob {
   std::string lfs_pointer;         // the pointer file text (LFS only)
   std::string cdn_etag;            // the storage's ETag, unlike sha256 (like a Xet hash)
   std::map<std::string, uint64_t> parameters;  // safetensors: dtype -> elements
+  // kGguf: the synthesized first bytes (header, key-value pairs, tensor infos, padding to the
+  // alignment) in place of safetensors_prefix, built by the first read that reaches them.
+  std::shared_ptr<const LazyPrefix> lazy_prefix;
 
   bool is_lfs() const { return kind != BlobKind::kInline; }
+  uint64_t prefix_size() const {
+    return lazy_prefix ? lazy_prefix->size : safetensors_prefix.size();
+  }
   // Writes bytes [offset, offset + n) of the file to out. REQUIRES: offset + n <= size.
   void Read(uint64_t offset, size_t n, char* out) const;
 };
@@ -42,6 +63,11 @@ using FileMap = std::map<std::string, BlobPtr>;  // path in repo -> blob
 
 BlobPtr MakeInlineBlob(std::string content);
 BlobPtr MakeLfsBlob(uint64_t size, std::string sha256, uint64_t seed);
+// An LFS blob of `kind` whose first bytes are `prefix` (a synthesized file header, built when
+// first read) and whose other size - prefix->size bytes are virtual from `seed`. Errors on a
+// sha256 that is not 64 lower-case hex digits or a size shorter than the prefix.
+Result<BlobPtr> MakePrefixedLfsBlob(BlobKind kind, std::shared_ptr<const LazyPrefix> prefix,
+                                    uint64_t size, std::string sha256, uint64_t seed);
 
 struct SafetensorsTensorSpec {
   std::string name;

@@ -278,8 +278,11 @@ Status CheckPublicUrl(const std::string& url) {
 
 Result<std::unique_ptr<FakeHub>> FakeHub::Start(FakeHubOptions options) {
   std::vector<Repo> repos;
-  if (!options.fixtures_dir.empty()) {
-    Result<std::vector<Repo>> loaded = LoadFixtureRepos(options.fixtures_dir);
+  std::vector<std::filesystem::path> dirs;
+  if (!options.fixtures_dir.empty()) dirs.emplace_back(options.fixtures_dir);
+  for (const std::string& dir : options.fixtures_dirs) dirs.emplace_back(dir);
+  if (!dirs.empty()) {
+    Result<std::vector<Repo>> loaded = LoadFixtureDirs(dirs);
     if (!loaded.ok()) return loaded.error();
     repos = std::move(loaded).value();
   }

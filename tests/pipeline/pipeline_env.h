@@ -28,6 +28,7 @@ class PipelineTest : public ::testing::Test {
   void SetUp() override {
     fakehub::FakeHubOptions options;
     options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
+    options.fixtures_dirs = fixtures_dirs_;
     options.users = {{kToken, "hubwatch-tests", true}};  // the gated fixtures need a login
     options.extra_repos = std::move(extra_repos_);
     if (replay_start_) {  // a frozen replay clock: tests move it with AdvanceReplayClock
@@ -138,6 +139,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   std::vector<fakehub::Repo> extra_repos_;  // served besides the fixtures (set before SetUp)
+  std::vector<std::string> fixtures_dirs_;  // more fixture directories (set before SetUp)
   std::optional<int64_t> replay_start_;     // set before SetUp: replay mode, clock stopped here
   boost::asio::io_context io_;
   std::unique_ptr<fakehub::FakeHub> fakehub_;

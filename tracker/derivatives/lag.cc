@@ -27,6 +27,12 @@ FixFacets FacetsOfFix(const UpstreamFix& fix, const FacetSet& before, const Face
   for (const auto& [facet, value] : after.values) names.insert(facet);
   for (const std::string& facet : names) {
     if (!Concerns(fix, facet)) continue;
+    // A file the change added or removed whole is not a fix a copy can lag on: a derivative
+    // that ships it copied it after it appeared, one that does not cannot be told apart.
+    if (before.Cover(facet) == Coverage::kNotShipped ||
+        after.Cover(facet) == Coverage::kNotShipped) {
+      continue;
+    }
     FacetChange change{ValueOf(before, facet), ValueOf(after, facet)};
     if (change.before != change.after) out.changed.emplace(facet, std::move(change));
   }

@@ -33,7 +33,8 @@ struct FixFacets {
 
 // The facets `fix` changed between upstream's revision before it and the one that made it,
 // restricted to what the advised change is about: its file (fix.path) for a file's change, the
-// chat templates for a chat_template change, every facet for a cross-file kind.
+// chat templates for a chat_template change, every facet for a cross-file kind. Facets of a
+// file the change added or removed whole are left out (an upload is not a fix).
 FixFacets FacetsOfFix(const UpstreamFix& fix, const FacetSet& before, const FacetSet& after);
 
 LagStatus Classify(const FixFacets& fix, const FacetSet& derivative);

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "hubwatch/version.h"
+#include "tracker/hub/check_repo.h"
 #include "tracker/hub/hub_json.h"
 #include "tracker/hub/link_header.h"
 #include "tracker/hub/repo_id.h"
@@ -144,20 +145,6 @@ std::string HubClient::ResolveUrl(const std::string& repo, const std::string& re
          EncodePath(path);
 }
 
-template <class T>
-bool HubClient::CheckRepo(const std::string& repo, const HubCallback<T>& done) {
-  Status valid = ValidateRepoId(repo);
-  if (valid.ok()) return true;
-  HubError error;
-  error.kind = HubErrorKind::kInvalidArgument;
-  error.detail = valid.error().message;
-  deps_.clock->RunAt(deps_.clock->Now(), [done, error] { done(error, CallStats{}); });
-  return false;
-}
-
-template bool HubClient::CheckRepo<SafetensorsHeaderInfo>(
-    const std::string&, const HubCallback<SafetensorsHeaderInfo>&);
-
 void HubClient::Paged(
     RequestKind kind, std::string first_url,
     std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,
@@ -177,7 +164,7 @@ void HubClient::Paged(
 }
 
 void HubClient::Refs(const std::string& repo, bool include_prs, HubCallback<RepoRefs> done) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   auto refs = std::make_shared<std::optional<RepoRefs>>();
   Paged(
       RequestKind::kRefs, ApiUrl(repo, include_prs ? "/refs?include_prs=1" : "/refs"),
@@ -199,7 +186,7 @@ void HubClient::Refs(const std::string& repo, bool include_prs, HubCallback<Repo
 
 void HubClient::Commits(const std::string& repo, const std::string& revision,
                         CommitsOptions options, HubCallback<CommitList> done) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   std::string url = ApiUrl(repo, "/commits/" + EncodeComponent(revision));
   if (options.page_size > 0) url += "?limit=" + std::to_string(options.page_size);
   auto list = std::make_shared<CommitList>();
@@ -235,7 +222,7 @@ void HubClient::Commits(const std::string& repo, const std::string& revision,
 
 void HubClient::Tree(const std::string& repo, const std::string& revision, TreeOptions options,
                      HubCallback<std::vector<TreeEntry>> done) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   std::string url = ApiUrl(repo, "/tree/" + EncodeComponent(revision));
   if (!options.path.empty()) url += "/" + EncodePath(options.path);
   url += std::string("?recursive=") + (options.recursive ? "true" : "false") +
@@ -261,7 +248,7 @@ void HubClient::Tree(const std::string& repo, const std::string& revision, TreeO
 
 void HubClient::GetModelInfo(const std::string& repo, ModelInfoOptions options,
                              HubCallback<ModelInfo> done) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   std::string url =
       ApiUrl(repo, options.revision ? "/revision/" + EncodeComponent(*options.revision) : "");
   std::string query;
@@ -318,7 +305,7 @@ void HubClient::ListModels(ListModelsOptions options, HubCallback<std::vector<Mo
 
 void HubClient::ResolveHead(const std::string& repo, const std::string& revision,
                             const std::string& path, HubCallback<ResolvedFile> done) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   ExchangeRequest request;
   request.kind = RequestKind::kResolveHead;
   request.method = HttpMethod::kHead;
@@ -335,14 +322,9 @@ void HubClient::ResolveHead(const std::string& repo, const std::string& revision
 }
 
 void HubClient::ResolveGet(const std::string& repo, const std::string& revision,
-                           const std::string& path, HubCallback<FileContent> done) {
-  ResolveGet(repo, revision, path, std::move(done), /*use_etag_cache=*/true);
-}
-
-void HubClient::ResolveGet(const std::string& repo, const std::string& revision,
                            const std::string& path, HubCallback<FileContent> done,
                            bool use_etag_cache) {
-  if (!CheckRepo(repo, done)) return;
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
   ExchangeRequest request;
   request.kind = RequestKind::kResolveGet;
   request.url = ResolveUrl(repo, revision, path);

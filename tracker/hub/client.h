@@ -129,12 +129,10 @@ class HubClient {
   void ListModels(ListModelsOptions options, HubCallback<std::vector<ModelSummary>> done);
   void ResolveHead(const std::string& repo, const std::string& revision, const std::string& path,
                    HubCallback<ResolvedFile> done);
-  void ResolveGet(const std::string& repo, const std::string& revision, const std::string& path,
-                  HubCallback<FileContent> done);
-  // Without the ETag cache: for files read once per commit (a derivative's at a new head), whose
+  // use_etag_cache false: for files read once per commit (a derivative's at a new head), whose
   // bodies the cache would only keep.
   void ResolveGet(const std::string& repo, const std::string& revision, const std::string& path,
-                  HubCallback<FileContent> done, bool use_etag_cache);
+                  HubCallback<FileContent> done, bool use_etag_cache = true);
   void ReadSafetensorsHeader(const std::string& repo, const std::string& revision,
                              const std::string& path, HubCallback<SafetensorsHeaderInfo> done);
   void ReadGgufMetadata(const std::string& repo, const std::string& revision,
@@ -155,10 +153,6 @@ class HubClient {
 
  private:
   struct Pager;
-  class SafetensorsRead;
-  class GgufRead;
-  template <class T>
-  bool CheckRepo(const std::string& repo, const HubCallback<T>& done);
   void Paged(RequestKind kind, std::string first_url,
              std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,
              std::function<void(std::optional<HubError>, const CallStats&)> on_done,

@@ -7,17 +7,20 @@
 #include <algorithm>
 
 #include "estimator/formats/gguf_header.h"
+#include "tracker/hub/check_repo.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/range_read.h"
 
 namespace hubwatch::hub {
+namespace {
 
-class HubClient::GgufRead final : public RangeRead {
+class GgufRead final : public RangeRead {
  public:
-  GgufRead(HubClient& client, std::string url, HubCallback<GgufMetadataInfo> done)
-      : RangeRead(*client.runner_, std::move(url), client.options_.download_timeout),
+  GgufRead(ExchangeRunner& runner, const HubClientOptions& options, std::string url,
+           HubCallback<GgufMetadataInfo> done)
+      : RangeRead(runner, std::move(url), options.download_timeout),
         done_(std::move(done)),
-        max_bytes_(std::min(client.options_.max_gguf_metadata_bytes, kHardMaxGgufMetadataBytes)) {}
+        max_bytes_(std::min(options.max_gguf_metadata_bytes, kHardMaxGgufMetadataBytes)) {}
 
   uint64_t first_read() const { return std::min(kFirstGgufReadBytes, max_bytes_); }
 
@@ -51,10 +54,13 @@ class HubClient::GgufRead final : public RangeRead {
   uint64_t max_bytes_;
 };
 
+}  // namespace
+
 void HubClient::ReadGgufMetadata(const std::string& repo, const std::string& revision,
                                  const std::string& path, HubCallback<GgufMetadataInfo> done) {
-  if (!CheckRepo(repo, done)) return;
-  auto read = std::make_shared<GgufRead>(*this, ResolveUrl(repo, revision, path), std::move(done));
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
+  auto read = std::make_shared<GgufRead>(*runner_, options_, ResolveUrl(repo, revision, path),
+                                         std::move(done));
   read->Start(read->first_read());
 }
 

@@ -9,6 +9,7 @@
 //      and that the data fits in the file's size.
 
 #include "estimator/formats/safetensors_header.h"
+#include "tracker/hub/check_repo.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/range_read.h"
 
@@ -17,16 +18,14 @@ namespace {
 
 constexpr uint64_t kFirstReadBytes = 100'001;  // bytes=0-100000
 
-}  // namespace
-
-class HubClient::SafetensorsRead final : public RangeRead {
+class SafetensorsRead final : public RangeRead {
  public:
-  SafetensorsRead(HubClient& client, std::string url, HubCallback<SafetensorsHeaderInfo> done)
-      : RangeRead(*client.runner_, std::move(url), client.options_.download_timeout),
-        done_(std::move(done)) {
-    max_header_ =
-        std::min(client.options_.max_safetensors_header_bytes, kHardMaxSafetensorsHeaderBytes);
-  }
+  SafetensorsRead(ExchangeRunner& runner, const HubClientOptions& options, std::string url,
+                  HubCallback<SafetensorsHeaderInfo> done)
+      : RangeRead(runner, std::move(url), options.download_timeout),
+        done_(std::move(done)),
+        max_header_(
+            std::min(options.max_safetensors_header_bytes, kHardMaxSafetensorsHeaderBytes)) {}
 
  private:
   void OnError(HubError error) override { done_(std::move(error), stats()); }
@@ -56,15 +55,18 @@ class HubClient::SafetensorsRead final : public RangeRead {
   }
 
   HubCallback<SafetensorsHeaderInfo> done_;
-  uint64_t max_header_ = kDefaultMaxSafetensorsHeaderBytes;
+  uint64_t max_header_;
   uint64_t header_length_ = 0;
 };
+
+}  // namespace
 
 void HubClient::ReadSafetensorsHeader(const std::string& repo, const std::string& revision,
                                       const std::string& path,
                                       HubCallback<SafetensorsHeaderInfo> done) {
-  if (!CheckRepo(repo, done)) return;
-  std::make_shared<SafetensorsRead>(*this, ResolveUrl(repo, revision, path), std::move(done))
+  if (!CheckRepo(*deps_.clock, repo, done)) return;
+  std::make_shared<SafetensorsRead>(*runner_, options_, ResolveUrl(repo, revision, path),
+                                    std::move(done))
       ->Start(kFirstReadBytes);
 }
 

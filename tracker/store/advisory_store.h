@@ -69,7 +69,6 @@ class AdvisoryStore {
   // Every repo with held advisories, by settle time.
   Result<std::vector<HeldBurst>> HeldBursts();
 
- private:
   // One published advisory: its row (the next seq), then one outbox row per target.
   struct PublishedRow {
     const std::string& id;
@@ -84,8 +83,11 @@ class AdvisoryStore {
     const std::vector<std::string>& targets;
     int64_t queued_at;  // the outbox rows' created_at
   };
-  // REQUIRES: inside a transaction.
+  // Publishes one advisory now (DerivativeStore's too, so that every advisory is published
+  // alike). REQUIRES: inside a transaction.
   Status InsertPublished(const PublishedRow& row);
+
+ private:
   // The advisories whose ids `ids` holds, in its order.
   Result<std::vector<AdvisoryRecord>> ReadAll(Result<std::vector<std::string>> ids);
 

@@ -3,7 +3,8 @@
 // Store: hubwatch's durable state in SQLite, as one Database and three facades over it:
 // repos() (tracked repos, polling state, ref cursors), revisions() (revisions, changes,
 // estimates, the HTTP cache), queries() (the API's read-only questions about history),
-// advisories() (the feed and settling bursts) and outbox() (subscriptions and deliveries). A
+// advisories() (the feed and settling bursts), derivatives() (derivatives of tracked repos,
+// their lags and advisories) and outbox() (subscriptions and deliveries). A
 // Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
@@ -16,6 +17,7 @@
 #include "estimator/base/result.h"
 #include "tracker/store/advisory_store.h"
 #include "tracker/store/database.h"
+#include "tracker/store/derivative_store.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
 #include "tracker/store/repo_store.h"
@@ -46,6 +48,7 @@ class Store {
   RevisionStore& revisions() { return revisions_; }
   RevisionQueries& queries() { return queries_; }
   AdvisoryStore& advisories() { return advisories_; }
+  DerivativeStore& derivatives() { return derivatives_; }
   OutboxStore& outbox() { return outbox_; }
 
  private:
@@ -55,7 +58,8 @@ class Store {
         repos_(*db_, advisories_),
         revisions_(*db_, advisories_),
         queries_(*db_, revisions_),
-        outbox_(*db_) {}
+        outbox_(*db_),
+        derivatives_(*db_, advisories_) {}
 
   std::unique_ptr<Database> db_;
   AdvisoryStore advisories_;
@@ -63,6 +67,7 @@ class Store {
   RevisionStore revisions_;
   RevisionQueries queries_;
   OutboxStore outbox_;
+  DerivativeStore derivatives_;
 };
 
 }  // namespace hubwatch::store

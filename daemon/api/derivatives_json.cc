@@ -1,0 +1,71 @@
+#include "daemon/api/derivatives_json.h"
+
+#include <map>
+
+#include "tracker/advisory/time_text.h"
+
+namespace hubwatch::api {
+
+nlohmann::json LagCountsJson(const derivatives::LagCounts& c) {
+  return {{"fixed", c.fixed},
+          {"lagging", c.lagging},
+          {"diverged", c.diverged},
+          {"not_applicable", c.not_applicable}};
+}
+
+nlohmann::json DerivativeTallyJson(const store::DerivativeTally& t) {
+  return {{"derivatives", t.derivatives}, {"checked", t.checked},
+          {"lagging", t.lagging},         {"fixed", t.fixed},
+          {"diverged", t.diverged},       {"not_applicable", t.not_applicable}};
+}
+
+nlohmann::json DerivativeJson(const derivatives::DerivativeRecord& d) {
+  nlohmann::json advisories = nlohmann::json::array();
+  for (const derivatives::AdvisoryLag& lag : d.lags) {
+    nlohmann::json a = {{"id", lag.advisory_id},
+                        {"status", derivatives::LagStatusName(lag.status)}};
+    if (!lag.derivative_advisory_id.empty()) a["derivative_advisory"] = lag.derivative_advisory_id;
+    advisories.push_back(std::move(a));
+  }
+  nlohmann::json j = {
+      {"id", d.id},
+      {"relation", derivatives::RelationName(d.relation)},
+      {"head", d.head},
+      {"checked_at",
+       d.checked_at > 0 ? nlohmann::json(advisory::Rfc3339(d.checked_at)) : nlohmann::json()},
+  };
+  if (!d.error.empty()) j["error"] = d.error;
+  j["advisories"] = std::move(advisories);
+  return j;
+}
+
+nlohmann::json DerivativesJson(const std::string& repo,
+                               const std::vector<derivatives::DerivativeRecord>& list,
+                               const store::DerivativeTally& tally) {
+  nlohmann::json derivatives = nlohmann::json::array();
+  for (const derivatives::DerivativeRecord& d : list) derivatives.push_back(DerivativeJson(d));
+  return {{"repo", repo},
+          {"derivatives", std::move(derivatives)},
+          {"counts", DerivativeTallyJson(tally)}};
+}
+
+Status WithDerivativeCounts(store::Store& reads, std::vector<store::AdvisoryRecord>& advisories) {
+  std::map<std::string, std::map<std::string, derivatives::LagCounts>> by_repo;
+  for (store::AdvisoryRecord& a : advisories) {
+    auto repo = by_repo.find(a.repo);
+    if (repo == by_repo.end()) {
+      Result<std::map<std::string, derivatives::LagCounts>> counts =
+          reads.derivatives().CountsByAdvisory(a.repo);
+      if (!counts.ok()) return counts.error();
+      repo = by_repo.emplace(a.repo, std::move(counts).value()).first;
+    }
+    const auto counts = repo->second.find(a.id);
+    if (counts == repo->second.end() || !a.osv.is_object()) continue;
+    nlohmann::json& specific = a.osv["database_specific"];
+    if (specific.is_null()) specific = nlohmann::json::object();
+    if (specific.is_object()) specific["derivatives"] = LagCountsJson(counts->second);
+  }
+  return Status::Ok();
+}
+
+}  // namespace hubwatch::api

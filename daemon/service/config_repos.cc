@@ -1,0 +1,93 @@
+// The "repos" entries of the configuration file.
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "daemon/service/config.h"
+#include "daemon/service/config_json.h"
+#include "tracker/hub/repo_id.h"
+
+namespace hubwatch::service {
+
+using config_json::Bad;
+using config_json::CheckKeys;
+using config_json::Describe;
+using config_json::PositiveInt;
+using config_json::String;
+
+namespace {
+
+Result<DerivativesConfig> ParseDerivatives(const nlohmann::json& v, const std::string& where) {
+  DerivativesConfig d;
+  if (v.is_boolean()) {
+    d.enabled = v.get<bool>();
+    return d;
+  }
+  if (!v.is_object()) {
+    return Bad(where + " must be true, false or {\"max\": N, \"relations\": [...]}, got " +
+               Describe(v));
+  }
+  if (Status s = CheckKeys(v, where, {"max", "relations"}); !s.ok()) return s.error();
+  d.enabled = true;
+  if (v.contains("max")) {
+    Result<int64_t> max = PositiveInt(v["max"], where + ".max", 1000);
+    if (!max.ok()) return max.error();
+    d.max = *max;
+  }
+  if (v.contains("relations")) {
+    const nlohmann::json& list = v["relations"];
+    if (!list.is_array() || list.empty() || list.size() > 4) {
+      return Bad(where + ".relations must be a list of finetune, adapter, quantized, merge");
+    }
+    d.relations.clear();
+    for (const nlohmann::json& item : list) {
+      std::optional<derivatives::Relation> relation =
+          item.is_string() ? derivatives::ParseRelation(item.get<std::string>()) : std::nullopt;
+      if (!relation) {
+        return Bad(where + ".relations[]: expected finetune, adapter, quantized or merge, got " +
+                   Describe(item));
+      }
+      if (std::find(d.relations.begin(), d.relations.end(), *relation) == d.relations.end()) {
+        d.relations.push_back(*relation);
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& where) {
+  if (!r.is_object()) return Bad(where + " must be an object");
+  if (Status s = CheckKeys(r, where, {"id", "refs", "derivatives"}); !s.ok()) return s.error();
+  RepoConfig repo;
+  Result<std::string> id = String(r.value("id", nlohmann::json()), where + ".id");
+  if (!id.ok()) return id.error();
+  if (Status v = hub::ValidateRepoId(*id); !v.ok()) {
+    return Bad(where + ".id: " + v.error().message);
+  }
+  repo.id = *id;
+  if (r.contains("refs")) {
+    if (!r["refs"].is_array() || r["refs"].empty() || r["refs"].size() > hub::kMaxTrackedRefs) {
+      return Bad(where + ".refs must be an array of 1 to " + std::to_string(hub::kMaxTrackedRefs) +
+                 " branch or tag names");
+    }
+    repo.refs.clear();
+    for (const nlohmann::json& ref : r["refs"]) {
+      Result<std::string> name = String(ref, where + ".refs[]");
+      if (!name.ok()) return name.error();
+      if (Status v = hub::ValidateRefName(*name); !v.ok()) {
+        return Bad(where + ".refs[]: " + v.error().message);
+      }
+      repo.refs.push_back(*name);
+    }
+  }
+  if (r.contains("derivatives")) {
+    Result<DerivativesConfig> d = ParseDerivatives(r["derivatives"], where + ".derivatives");
+    if (!d.ok()) return d.error();
+    repo.derivatives = *d;
+  }
+  return repo;
+}
+
+}  // namespace hubwatch::service

@@ -1,0 +1,237 @@
+#include "daemon/service/derivative_watch.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "daemon/service/metrics.h"
+
+namespace hubwatch::service {
+namespace {
+
+using derivatives::AdvisoryLag;
+using derivatives::DerivativeCheck;
+using derivatives::DerivativeRecord;
+using derivatives::LagStatus;
+
+bool SameStatuses(const std::vector<AdvisoryLag>& a, const std::vector<AdvisoryLag>& b) {
+  std::map<std::string, LagStatus> left, right;
+  for (const AdvisoryLag& lag : a) left[lag.advisory_id] = lag.status;
+  for (const AdvisoryLag& lag : b) right[lag.advisory_id] = lag.status;
+  return left == right;
+}
+
+bool AnyLagging(const std::vector<AdvisoryLag>& lags) {
+  return std::any_of(lags.begin(), lags.end(),
+                     [](const AdvisoryLag& lag) { return lag.status == LagStatus::kLagging; });
+}
+
+// How often to look again while polls keep the watch waiting, and at most between looks.
+constexpr int64_t kBusyRetryS = 5;
+constexpr int64_t kMaxSleepS = 60;
+
+}  // namespace
+
+DerivativeWatch::DerivativeWatch(Deps deps, Options options)
+    : deps_(std::move(deps)), options_(options), timer_(*deps_.io) {}
+
+DerivativeWatch::~DerivativeWatch() { *alive_ = false; }
+
+void DerivativeWatch::SetRepos(const std::vector<RepoConfig>& repos) {
+  std::map<std::string, RepoConfig> followed;
+  std::map<std::string, int64_t> next;
+  const int64_t now = deps_.clock->UnixSeconds();
+  for (const RepoConfig& repo : repos) {
+    if (!repo.derivatives.enabled) continue;
+    followed[repo.id] = repo;
+    auto it = next_round_at_.find(repo.id);
+    next[repo.id] = it == next_round_at_.end() ? now : it->second;
+  }
+  repos_ = std::move(followed);
+  next_round_at_ = std::move(next);
+  if (!stopped_ && !running_) Arm(0);
+}
+
+void DerivativeWatch::Start() { Arm(0); }
+
+void DerivativeWatch::Stop() {
+  stopped_ = true;
+  *alive_ = false;
+  timer_.cancel();
+}
+
+void DerivativeWatch::Arm(int64_t seconds) {
+  if (stopped_) return;
+  timer_.expires_after(std::chrono::seconds(seconds));
+  timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
+    if (ec || !*alive) return;
+    Tick();
+  });
+}
+
+void DerivativeWatch::Tick() {
+  if (stopped_ || running_) return;
+  const int64_t now = deps_.clock->UnixSeconds();
+  auto due = std::min_element(next_round_at_.begin(), next_round_at_.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (due == next_round_at_.end()) return Arm(kMaxSleepS);
+  if (due->second > now) return Arm(std::min(due->second - now, kMaxSleepS));
+  if (deps_.polls_idle && !deps_.polls_idle()) return Arm(kBusyRetryS);
+  StartRound(repos_.at(due->first));
+}
+
+void DerivativeWatch::StartRound(const RepoConfig& repo) {
+  const std::string upstream = repo.id;
+  store::Store& reads = deps_.store->reads();
+  Result<std::vector<DerivativeRecord>> stored = reads.derivatives().List(upstream);
+  Result<std::vector<derivatives::FixFacets>> fixes =
+      stored.ok() ? pipeline::LoadFixFacets(reads, upstream)
+                  : Result<std::vector<derivatives::FixFacets>>(stored.error());
+  if (!fixes.ok()) {
+    deps_.log->warn("derivatives of {}: the store could not be read: {}", upstream,
+                    fixes.error().message);
+    next_round_at_[upstream] = deps_.clock->UnixSeconds() + options_.interval_s;
+    return Arm(0);
+  }
+  pipeline::DerivativeRoundInput input;
+  input.upstream = upstream;
+  input.relations = repo.derivatives.relations;
+  input.max = static_cast<size_t>(repo.derivatives.max);
+  input.concurrency = options_.concurrency;
+  std::map<std::string, DerivativeRecord> by_id;
+  for (DerivativeRecord& record : *stored) {
+    if (record.checked_at > 0 && record.error.empty() && !record.facets_json.empty()) {
+      input.checked_heads[record.id] = record.head;
+    }
+    by_id.emplace(record.id, std::move(record));
+  }
+  running_ = true;
+  pipeline::CheckDerivatives(*deps_.hub, std::move(input),
+                             [this, alive = alive_, upstream, fixes = std::move(fixes).value(),
+                              by_id = std::move(by_id)](pipeline::DerivativeRound round) mutable {
+                               if (!*alive) return;
+                               EndRound(upstream, std::move(fixes), std::move(by_id),
+                                        std::move(round));
+                             });
+}
+
+void DerivativeWatch::EndRound(const std::string& upstream,
+                               std::vector<derivatives::FixFacets> fixes,
+                               std::map<std::string, DerivativeRecord> stored,
+                               pipeline::DerivativeRound round) {
+  const int64_t now = deps_.clock->UnixSeconds();
+  Metrics& metrics = *deps_.metrics;
+  if (deps_.spend) deps_.spend(round.requests);
+  metrics.counter("hubwatch_derivative_requests_total", "requests sent for derivative rounds")
+      .Add(static_cast<uint64_t>(round.requests));
+  auto finish = [this, upstream, now] {
+    running_ = false;
+    next_round_at_[upstream] = now + options_.interval_s;
+    Arm(0);
+  };
+  if (round.listing_error) {
+    metrics
+        .counter("hubwatch_derivative_rounds_total", "derivative rounds", {{"outcome", "failed"}})
+        .Add();
+    deps_.log->warn("derivatives of {}: the listing failed: {}", upstream,
+                    round.listing_error->ToString());
+    return finish();
+  }
+  std::vector<DerivativeCheck> checks;
+  int failed = 0;
+  size_t lagging = 0;
+  for (pipeline::DerivativeRead& read : round.reads) {
+    DerivativeCheck check;
+    check.upstream = upstream;
+    check.id = read.id;
+    check.relation = read.relation;
+    check.head = read.head;
+    check.last_modified = read.last_modified;
+    check.checked_at = now;
+    if (read.facets) {
+      check.facets_json = derivatives::FacetsToJson(*read.facets);
+      check.lags = pipeline::LagsOf(fixes, *read.facets);
+      lagging += AnyLagging(check.lags);
+    } else {
+      check.error = read.error;
+      ++failed;
+      deps_.log->warn("derivatives of {}: {} at {} could not be read: {}", upstream, read.id,
+                      read.head.substr(0, 12), read.error);
+    }
+    metrics
+        .counter("hubwatch_derivative_reads_total", "derivatives read at a new head",
+                 {{"outcome", read.facets ? "ok" : "failed"}})
+        .Add();
+    checks.push_back(std::move(check));
+  }
+  std::vector<std::string> unchanged;
+  for (const std::string& id : round.unchanged) {
+    const DerivativeRecord& record = stored.at(id);
+    Result<derivatives::FacetSet> facets = derivatives::FacetsFromJson(record.facets_json);
+    std::vector<AdvisoryLag> lags =
+        facets.ok() ? pipeline::LagsOf(fixes, *facets) : record.lags;  // unreadable: as stored
+    lagging += AnyLagging(lags);
+    if (SameStatuses(lags, record.lags)) {
+      unchanged.push_back(id);
+      continue;
+    }
+    DerivativeCheck check;
+    check.upstream = upstream;
+    check.id = id;
+    check.relation = record.relation;
+    check.head = record.head;
+    check.last_modified = record.last_modified;
+    check.checked_at = now;
+    check.facets_json = record.facets_json;
+    check.lags = std::move(lags);
+    checks.push_back(std::move(check));
+  }
+  std::vector<std::string> gone;
+  if (round.complete) {
+    for (const auto& [id, record] : stored) {
+      if (!std::binary_search(round.listed.begin(), round.listed.end(), id)) gone.push_back(id);
+    }
+  }
+  const size_t listed = round.listed.size();
+  const size_t read = round.reads.size();
+  deps_.store->Write(
+      [upstream, checks = std::move(checks), unchanged = std::move(unchanged), gone, now,
+       targets = targets_](store::Store& w) -> Status {
+        for (const DerivativeCheck& check : checks) {
+          if (Status s = w.derivatives().RecordCheck(check, now, targets); !s.ok()) return s;
+        }
+        if (Status s = w.derivatives().MarkListed(upstream, unchanged, now); !s.ok()) return s;
+        for (const std::string& id : gone) {
+          if (Status s = w.derivatives().Forget(upstream, id); !s.ok()) return s;
+        }
+        return Status::Ok();
+      },
+      [this, alive = alive_, upstream, listed, read, failed, lagging, gone = gone.size(),
+       requests = round.requests, finish](Status status) {
+        if (!*alive) return;
+        Metrics& metrics = *deps_.metrics;
+        const bool ok = status.ok();
+        metrics
+            .counter("hubwatch_derivative_rounds_total", "derivative rounds",
+                     {{"outcome", ok ? "ok" : "failed"}})
+            .Add();
+        if (!ok) {
+          deps_.log->error("derivatives of {}: the round could not be stored: {}", upstream,
+                           status.error().message);
+          return finish();
+        }
+        metrics
+            .gauge("hubwatch_derivatives_lagging",
+                   "derivatives lagging on at least one upstream fix", {{"repo", upstream}})
+            .Set(static_cast<double>(lagging));
+        deps_.log->info(
+            "derivatives of {}: {} listed, {} read at a new head ({} failed), {} gone, {} "
+            "lagging; {} requests",
+            upstream, listed, read, failed, gone, lagging, requests);
+        if (deps_.published) deps_.published();
+        finish();
+      });
+}
+
+}  // namespace hubwatch::service

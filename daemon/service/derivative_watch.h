@@ -1,0 +1,94 @@
+#pragma once
+
+// DerivativeWatch: follows the derivatives of the tracked repos that ask for it ("derivatives"
+// in their repos[] entry). Per repo, one round every interval (pipeline/derivative_check.h):
+// the listing of its derivatives, the reads of those at a new head, then every derivative
+// classified against upstream's fixes (the stored facets of an unchanged one are classified
+// again when upstream advised something new) and the outcome stored in one write, which
+// publishes a derivative's own advisory when it lags and updates it when it catches up.
+//
+// Low priority: a round starts only when no poll is due or running, one round at a time, its
+// reads `concurrency` at a time, its requests spent from the scheduler's budget. A listing
+// that fails is logged and retried at the next interval; a derivative that cannot be read keeps
+// its statuses and says why.
+//
+// Metrics: hubwatch_derivative_rounds_total{outcome}, hubwatch_derivative_reads_total{outcome},
+// hubwatch_derivative_requests_total, hubwatch_derivatives_lagging{repo}.
+//
+// Thread safety: network thread only. Ownership: borrows what Deps holds, which must outlive
+// it; Stop() before they go.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/service/config.h"
+#include "daemon/service/store_access.h"
+#include "estimator/base/clock.h"
+#include "tracker/hub/client.h"
+#include "tracker/pipeline/derivative_check.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace hubwatch::service {
+
+class Metrics;
+
+class DerivativeWatch {
+ public:
+  struct Options {
+    int64_t interval_s = 3600;
+    int concurrency = 2;
+  };
+  struct Deps {
+    boost::asio::io_context* io = nullptr;
+    const Clock* clock = nullptr;
+    std::shared_ptr<spdlog::logger> log;
+    Metrics* metrics = nullptr;
+    hub::HubClient* hub = nullptr;
+    StoreAccess* store = nullptr;
+    std::function<bool()> polls_idle;             // no poll due or running
+    std::function<void(int64_t requests)> spend;  // the scheduler's budget
+    std::function<void()> published;              // a round stored lags (advisories may be new)
+  };
+
+  DerivativeWatch(Deps deps, Options options);
+  ~DerivativeWatch();
+
+  // The repos to follow (those with derivatives.enabled); a repo already followed keeps its
+  // next round's time, a new one is due at once.
+  void SetRepos(const std::vector<RepoConfig>& repos);
+  void SetOptions(Options options) { options_ = options; }
+  // Where a derivative's new advisory is delivered (subscriptions matching the derivative).
+  void SetTargets(store::DerivativeTargets targets) { targets_ = std::move(targets); }
+  void Start();
+  // Starts no further round; a round in flight ends without storing.
+  void Stop();
+  bool running() const { return running_; }
+
+ private:
+  void Arm(int64_t seconds);
+  void Tick();
+  void StartRound(const RepoConfig& repo);
+  void EndRound(const std::string& upstream, std::vector<derivatives::FixFacets> fixes,
+                std::map<std::string, derivatives::DerivativeRecord> stored,
+                pipeline::DerivativeRound round);
+
+  Deps deps_;
+  Options options_;
+  boost::asio::steady_timer timer_;
+  store::DerivativeTargets targets_;
+  std::map<std::string, RepoConfig> repos_;
+  std::map<std::string, int64_t> next_round_at_;
+  bool running_ = false;
+  bool stopped_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace hubwatch::service

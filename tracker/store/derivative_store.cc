@@ -1,0 +1,347 @@
+// Derivatives: their checks, their lags on upstream's fixes, and the advisories of those that
+// lag (published through AdvisoryStore::InsertPublished, rewritten when they stop lagging).
+
+#include "tracker/store/derivative_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tracker/advisory/derivative_osv.h"
+#include "tracker/advisory/time_text.h"
+#include "tracker/store/connection.h"
+
+namespace hubwatch::store {
+
+using derivatives::AdvisoryLag;
+using derivatives::DerivativeCheck;
+using derivatives::DerivativeRecord;
+using derivatives::LagCounts;
+using derivatives::LagStatus;
+using derivatives::UpstreamFix;
+
+namespace {
+
+// An upstream advisory as a fix to check against, with the upstream change (kind, impact, path,
+// summary) that publishing a derivative's advisory for it needs beside.
+struct FixRow {
+  UpstreamFix fix;
+  diff::Change change;
+};
+
+// ?1 = the upstream repo. The change must be the advisory repo's own (a derivative advisory's
+// change is its upstream's).
+#define HW_FIX_COLUMNS                                                                      \
+  "SELECT a.id, a.change_id, c.kind, c.path, a.sha, r.parents, a.osv, c.impact, c.summary " \
+  "FROM advisories a JOIN changes c ON c.id = a.change_id AND c.repo = a.repo "             \
+  "LEFT JOIN revisions r ON r.repo = a.repo AND r.sha = a.sha WHERE a.repo = ?1 "
+
+constexpr const char kFixes[] = HW_FIX_COLUMNS
+    "AND a.withdrawn IS NULL AND c.impact IN ('behavioral', 'breaking') AND c.kind IN "
+    "('config', 'generation_config', 'tokenizer', 'chat_template', 'special_tokens') "
+    "ORDER BY a.seq";
+constexpr const char kFix[] = HW_FIX_COLUMNS "AND a.id = ?2";
+#undef HW_FIX_COLUMNS
+
+constexpr const char kDerivativeColumns[] =
+    "SELECT upstream, id, relation, head, last_modified, listed_at, checked_at, facets, error "
+    "FROM derivatives ";
+
+std::string SummaryOf(const nlohmann::json& osv) {
+  const auto it = osv.is_object() ? osv.find("summary") : osv.end();
+  return it != osv.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Result<DerivativeRecord> ReadDerivative(const Statement& q) {
+  DerivativeRecord r;
+  r.upstream = q.Text(0);
+  r.id = q.Text(1);
+  const std::optional<derivatives::Relation> relation = derivatives::ParseRelation(q.Text(2));
+  if (!relation) {
+    return Error::Io("store: derivative " + r.id + " is damaged: unknown relation");
+  }
+  r.relation = *relation;
+  r.head = q.Text(3);
+  r.last_modified = q.Text(4);
+  r.listed_at = q.Int(5);
+  r.checked_at = q.Int(6);
+  r.facets_json = q.Text(7);
+  r.error = q.Text(8);
+  return r;
+}
+
+struct LagRow {
+  std::string derivative;
+  AdvisoryLag lag;
+};
+
+Result<LagRow> ReadLag(const Statement& q) {
+  LagRow r{q.Text(0), {q.Text(1), LagStatus::kNotApplicable, q.Text(3)}};
+  const std::optional<LagStatus> status = derivatives::ParseLagStatus(q.Text(2));
+  if (!status) {
+    return Error::Io("store: a lag of derivative " + r.derivative + " is damaged: unknown status");
+  }
+  r.lag.status = *status;
+  return r;
+}
+
+Result<FixRow> ReadFixRow(const Statement& q) {
+  FixRow r;
+  r.fix.advisory_id = q.Text(0);
+  r.fix.change_id = q.Int(1);
+  r.fix.kind = q.Text(2);
+  r.fix.path = q.Text(3);
+  r.fix.sha = q.Text(4);
+  if (!q.IsNull(5)) {
+    Result<std::vector<std::string>> parents =
+        StoredStringList(q.Text(5), "the parents of revision " + r.fix.sha);
+    if (!parents.ok()) return parents.error();
+    if (!parents->empty()) r.fix.parent_sha = parents->front();
+  }
+  Result<nlohmann::json> osv = StoredJson(q.Text(6), "advisory " + r.fix.advisory_id);
+  if (!osv.ok()) return osv.error();
+  r.fix.summary = SummaryOf(*osv);
+  const std::optional<diff::Impact> impact = diff::ParseImpact(q.Text(7));
+  if (!diff::ParseKind(r.fix.kind, r.change.kind) || !impact) {
+    return Error::Io("store: the change of advisory " + r.fix.advisory_id + " is damaged");
+  }
+  r.change.impact = *impact;
+  r.change.path = r.fix.path;
+  r.change.summary = q.Text(8);
+  return r;
+}
+
+// The advisory `id` of `upstream` as a fix; nullopt when `upstream` has no such advisory.
+Result<std::optional<FixRow>> ReadFix(Database& db_, const std::string& upstream,
+                                      const std::string& id) {
+  HW_PREPARE(q, kFix);
+  q.Bind(1, upstream).Bind(2, id);
+  return OptionalRow(q, "reading an upstream fix", ReadFixRow);
+}
+
+}  // namespace
+
+Result<std::vector<UpstreamFix>> DerivativeStore::UpstreamFixes(const std::string& upstream) {
+  HW_PREPARE(q, kFixes);
+  q.Bind(1, upstream);
+  Result<std::vector<FixRow>> rows = Collect(q, "listing upstream fixes", ReadFixRow);
+  if (!rows.ok()) return rows.error();
+  std::vector<UpstreamFix> out;
+  out.reserve(rows->size());
+  for (FixRow& r : *rows) out.push_back(std::move(r.fix));
+  return out;
+}
+
+Status DerivativeStore::UpsertRow(const DerivativeCheck& check, int64_t now) {
+  // With an error the head and facets stay those the kept lags were read at.
+  HW_PREPARE(q,
+             "INSERT INTO derivatives (upstream, id, relation, head, last_modified, listed_at, "
+             "checked_at, facets, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+             "ON CONFLICT (upstream, id) DO UPDATE SET relation = excluded.relation, "
+             "last_modified = excluded.last_modified, listed_at = excluded.listed_at, "
+             "checked_at = excluded.checked_at, error = excluded.error, "
+             "head = CASE WHEN excluded.error = '' THEN excluded.head ELSE head END, "
+             "facets = CASE WHEN excluded.error = '' THEN excluded.facets ELSE facets END");
+  const bool read = check.error.empty();
+  const std::string facets = !read || check.facets_json.empty() ? "{}" : check.facets_json;
+  return q.Bind(1, check.upstream)
+      .Bind(2, check.id)
+      .Bind(3, derivatives::RelationName(check.relation))
+      .Bind(4, read ? check.head : std::string())
+      .Bind(5, check.last_modified)
+      .Bind(6, now)
+      .Bind(7, check.checked_at)
+      .Bind(8, facets)
+      .Bind(9, check.error)
+      .Run("recording derivative " + check.id);
+}
+
+Result<std::string> DerivativeStore::SettleAdvisory(const DerivativeCheck& check,
+                                                    const AdvisoryLag& lag, const UpstreamFix& fix,
+                                                    const diff::Change& change, int64_t now,
+                                                    const DerivativeTargets& targets) {
+  const std::string id = advisory::DerivativeAdvisoryId(check.id, lag.advisory_id);
+  HW_PREPARE(q, "SELECT osv, published FROM advisories WHERE id = ?1");
+  Result<bool> row = q.Bind(1, id).Step("reading a derivative advisory");
+  if (!row.ok()) return row.error();
+  const bool lagging = lag.status == LagStatus::kLagging;
+  if (!*row && !lagging) return std::string();  // never lagged on this fix: nothing to say
+  const std::string when = advisory::Rfc3339(now);
+  advisory::DerivativeAdvisoryContext ctx{.derivative = check.id,
+                                          .relation = check.relation,
+                                          .upstream = check.upstream,
+                                          .fix = fix,
+                                          .impact = std::string(diff::ImpactName(change.impact)),
+                                          .status = lag.status,
+                                          .head = check.head,
+                                          .checked_at = check.checked_at,
+                                          .published = when,
+                                          .modified = when};
+  if (!*row) {
+    const std::vector<std::string> to =
+        targets ? targets(check.id, change) : std::vector<std::string>();
+    const std::string osv = DumpJson(advisory::BuildDerivativeOsv(ctx));
+    HW_TRY(advisories_.InsertPublished(
+        {id, check.id, check.head, fix.change_id, fix.kind, osv, when, when, now, to, now}));
+    return id;
+  }
+  Result<nlohmann::json> stored = StoredJson(q.Text(0), "advisory " + id);
+  if (!stored.ok()) return stored.error();
+  const std::optional<LagStatus> said = advisory::DerivativeOsvStatus(*stored);
+  if (!said) return Error::Io("store: advisory " + id + " is damaged: no derivative status");
+  if ((*said == LagStatus::kLagging) == lagging) return id;  // it says so already
+  ctx.published = q.Text(1);
+  HW_PREPARE(u, "UPDATE advisories SET osv = ?2, modified = ?3 WHERE id = ?1");
+  HW_TRY(u.Bind(1, id)
+             .Bind(2, DumpJson(advisory::BuildDerivativeOsv(ctx)))
+             .Bind(3, when)
+             .Run("updating derivative advisory " + id));
+  return id;
+}
+
+Status DerivativeStore::RecordCheck(const DerivativeCheck& check, int64_t now,
+                                    const DerivativeTargets& targets) {
+  return db_.Atomically([&]() -> Status {
+    HW_TRY(UpsertRow(check, now));
+    if (!check.error.empty()) return Status::Ok();  // the old lags stand
+    HW_PREPARE(d, "DELETE FROM derivative_lags WHERE upstream = ?1 AND derivative = ?2");
+    HW_TRY(d.Bind(1, check.upstream).Bind(2, check.id).Run("replacing derivative lags"));
+    for (const AdvisoryLag& lag : check.lags) {
+      Result<std::optional<FixRow>> fix = ReadFix(db_, check.upstream, lag.advisory_id);
+      if (!fix.ok()) return fix.error();
+      if (!fix->has_value()) {
+        return Error::InvalidInput("store: " + lag.advisory_id.substr(0, 80) +
+                                   " is no advisory of " + check.upstream);
+      }
+      Result<std::string> own =
+          SettleAdvisory(check, lag, (*fix)->fix, (*fix)->change, now, targets);
+      if (!own.ok()) return own.error();
+      HW_PREPARE(q,
+                 "INSERT INTO derivative_lags (upstream, derivative, advisory_id, status, "
+                 "derivative_advisory_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                 "ON CONFLICT DO UPDATE SET status = excluded.status, "
+                 "derivative_advisory_id = excluded.derivative_advisory_id");
+      HW_TRY(q.Bind(1, check.upstream)
+                 .Bind(2, check.id)
+                 .Bind(3, lag.advisory_id)
+                 .Bind(4, derivatives::LagStatusName(lag.status))
+                 .BindOptional(5, own->empty() ? std::nullopt : std::optional<std::string>(*own))
+                 .Bind(6, now)
+                 .Run("recording a derivative lag"));
+    }
+    return Status::Ok();
+  });
+}
+
+Status DerivativeStore::MarkListed(const std::string& upstream, const std::vector<std::string>& ids,
+                                   int64_t now) {
+  return db_.Atomically([&]() -> Status {
+    for (const std::string& id : ids) {
+      HW_PREPARE(q, "UPDATE derivatives SET listed_at = ?3 WHERE upstream = ?1 AND id = ?2");
+      HW_TRY(q.Bind(1, upstream).Bind(2, id).Bind(3, now).Run("marking a derivative listed"));
+    }
+    return Status::Ok();
+  });
+}
+
+Status DerivativeStore::Forget(const std::string& upstream, const std::string& id) {
+  HW_PREPARE(q, "DELETE FROM derivatives WHERE upstream = ?1 AND id = ?2");
+  return q.Bind(1, upstream).Bind(2, id).Run("forgetting a derivative");
+}
+
+Result<std::vector<AdvisoryLag>> DerivativeStore::LagsOf(const std::string& upstream,
+                                                         const std::string& id) {
+  HW_PREPARE(q,
+             "SELECT derivative, advisory_id, status, COALESCE(derivative_advisory_id, '') FROM "
+             "derivative_lags WHERE upstream = ?1 AND derivative = ?2 ORDER BY advisory_id");
+  q.Bind(1, upstream).Bind(2, id);
+  Result<std::vector<LagRow>> rows = Collect(q, "reading derivative lags", ReadLag);
+  if (!rows.ok()) return rows.error();
+  std::vector<AdvisoryLag> out;
+  for (LagRow& r : *rows) out.push_back(std::move(r.lag));
+  return out;
+}
+
+Result<std::vector<DerivativeRecord>> DerivativeStore::List(const std::string& upstream) {
+  static const std::string sql =
+      std::string(kDerivativeColumns) + "WHERE upstream = ?1 ORDER BY id";
+  HW_PREPARE(q, sql);
+  q.Bind(1, upstream);
+  Result<std::vector<DerivativeRecord>> list = Collect(q, "listing derivatives", ReadDerivative);
+  if (!list.ok()) return list.error();
+  HW_PREPARE(l,
+             "SELECT derivative, advisory_id, status, COALESCE(derivative_advisory_id, '') FROM "
+             "derivative_lags WHERE upstream = ?1 ORDER BY derivative, advisory_id");
+  l.Bind(1, upstream);
+  Result<std::vector<LagRow>> lags = Collect(l, "reading derivative lags", ReadLag);
+  if (!lags.ok()) return lags.error();
+  size_t next = 0;  // both are by derivative id
+  for (DerivativeRecord& d : *list) {
+    while (next < lags->size() && (*lags)[next].derivative < d.id) ++next;
+    for (; next < lags->size() && (*lags)[next].derivative == d.id; ++next) {
+      d.lags.push_back(std::move((*lags)[next].lag));
+    }
+  }
+  return list;
+}
+
+Result<std::optional<DerivativeRecord>> DerivativeStore::Get(const std::string& upstream,
+                                                             const std::string& id) {
+  static const std::string sql =
+      std::string(kDerivativeColumns) + "WHERE upstream = ?1 AND id = ?2";
+  HW_PREPARE(q, sql);
+  q.Bind(1, upstream).Bind(2, id);
+  Result<std::optional<DerivativeRecord>> r =
+      OptionalRow(q, "reading a derivative", ReadDerivative);
+  if (!r.ok() || !r->has_value()) return r;
+  Result<std::vector<AdvisoryLag>> lags = LagsOf(upstream, id);
+  if (!lags.ok()) return lags.error();
+  (*r)->lags = std::move(lags).value();
+  return r;
+}
+
+Result<std::map<std::string, LagCounts>> DerivativeStore::CountsByAdvisory(
+    const std::string& upstream) {
+  HW_PREPARE(q,
+             "SELECT advisory_id, status, COUNT(*) FROM derivative_lags WHERE upstream = ?1 "
+             "GROUP BY advisory_id, status");
+  q.Bind(1, upstream);
+  std::map<std::string, LagCounts> out;
+  while (true) {
+    Result<bool> row = q.Step("counting derivative lags");
+    if (!row.ok()) return row.error();
+    if (!*row) return out;
+    LagCounts& c = out[q.Text(0)];
+    const std::optional<LagStatus> status = derivatives::ParseLagStatus(q.Text(1));
+    if (!status) return Error::Io("store: a derivative lag is damaged: unknown status");
+    switch (*status) {
+      case LagStatus::kFixed:
+        c.fixed += q.Int(2);
+        break;
+      case LagStatus::kLagging:
+        c.lagging += q.Int(2);
+        break;
+      case LagStatus::kDiverged:
+        c.diverged += q.Int(2);
+        break;
+      case LagStatus::kNotApplicable:
+        c.not_applicable += q.Int(2);
+        break;
+    }
+  }
+}
+
+Result<DerivativeTally> DerivativeStore::Tally(const std::string& upstream) {
+  // Each derivative's worst lag: 3 lagging, 2 diverged, 1 fixed, 0 not_applicable or none.
+  HW_PREPARE(q,
+             "SELECT COUNT(*), COALESCE(SUM(checked_at > 0), 0), COALESCE(SUM(worst = 3), 0), "
+             "COALESCE(SUM(worst = 1), 0), COALESCE(SUM(worst = 2), 0), "
+             "COALESCE(SUM(worst = 0), 0) FROM (SELECT d.checked_at, COALESCE((SELECT "
+             "MAX(CASE l.status WHEN 'lagging' THEN 3 WHEN 'diverged' THEN 2 WHEN 'fixed' THEN 1 "
+             "ELSE 0 END) FROM derivative_lags l WHERE l.upstream = d.upstream AND "
+             "l.derivative = d.id), 0) AS worst FROM derivatives d WHERE d.upstream = ?1)");
+  Result<bool> row = q.Bind(1, upstream).Step("tallying derivatives");
+  if (!row.ok()) return row.error();
+  if (!*row) return DerivativeTally{};
+  return DerivativeTally{q.Int(0), q.Int(1), q.Int(2), q.Int(3), q.Int(4), q.Int(5)};
+}
+
+}  // namespace hubwatch::store

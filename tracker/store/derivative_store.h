@@ -1,0 +1,99 @@
+#pragma once
+
+// DerivativeStore: the derivatives of tracked repos (fine-tunes, adapters, quantizations,
+// merges), their last check, where each stands on every behavioral fix upstream published
+// (tables derivatives and derivative_lags), and the advisories of the derivatives that lag one:
+// published through AdvisoryStore like any other (the next seq, outbox rows), with repo = the
+// derivative, sha = its head and change_id = the upstream change; updated, not republished,
+// when the derivative catches up or lags again.
+//
+// Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
+// the AdvisoryStore, which must outlive it.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimator/base/result.h"
+#include "tracker/derivatives/derivative.h"
+#include "tracker/diff/change.h"
+#include "tracker/store/advisory_store.h"
+#include "tracker/store/database.h"
+
+namespace hubwatch::store {
+
+// Derivatives of one upstream by where they stand: each counts once, as lagging when any of its
+// lags is, else diverged when any is, else fixed when any is, else not_applicable (also when it
+// has no lags: never checked, or nothing to check against).
+struct DerivativeTally {
+  int64_t derivatives = 0;
+  int64_t checked = 0;  // checked at least once (checked_at > 0)
+  int64_t lagging = 0;
+  int64_t fixed = 0;
+  int64_t diverged = 0;
+  int64_t not_applicable = 0;
+};
+
+// The delivery targets of a derivative's new advisory (as PollerOptions::outbox_targets, called
+// with the derivative id and the upstream change).
+using DerivativeTargets =
+    std::function<std::vector<std::string>(const std::string& derivative, const diff::Change&)>;
+
+class DerivativeStore {
+ public:
+  DerivativeStore(Database& db, AdvisoryStore& advisories) : db_(db), advisories_(advisories) {}
+
+  // The published advisories of `upstream` a derivative is checked against: not withdrawn (held
+  // ones are not published yet), of a change of kind config, generation_config, tokenizer,
+  // chat_template or special_tokens with impact behavioral or breaking; oldest (seq) first.
+  // parent_sha: the first parent of the advisory's revision when that revision is stored, "".
+  Result<std::vector<derivatives::UpstreamFix>> UpstreamFixes(const std::string& upstream);
+
+  // Records one check, in one transaction. The row is upserted (listed_at = now). Without an
+  // error its lags become check.lags; with one only the error, checked_at, relation,
+  // last_modified and listed_at change: the head and facets stay those the kept lags were read
+  // at ("" for a new row). Every lag must name an advisory of check.upstream (else
+  // InvalidInput, nothing written). A lag that is lagging publishes the derivative's advisory
+  // for that fix when it has none yet (ids: advisory::DerivativeAdvisoryId), with `targets`'
+  // outbox rows; one whose advisory last said lagging and that no longer lags rewrites that
+  // advisory's record (status, fixed = check.head) and modified, once; lagging again rewrites
+  // it back. The lag rows keep the advisory's id (check.lags' derivative_advisory_id is
+  // ignored). REQUIRES: check.upstream is tracked.
+  Status RecordCheck(const derivatives::DerivativeCheck& check, int64_t now,
+                     const DerivativeTargets& targets = {});
+  // Sets listed_at = now for those of `ids` that are stored (a listing that showed them with an
+  // unmoved head); others are left out.
+  Status MarkListed(const std::string& upstream, const std::vector<std::string>& ids, int64_t now);
+  // Removes a derivative no longer listed and its lags; its advisories stay published.
+  Status Forget(const std::string& upstream, const std::string& id);
+
+  // `upstream`'s derivatives by id, each with its lags (by upstream advisory id).
+  Result<std::vector<derivatives::DerivativeRecord>> List(const std::string& upstream);
+  Result<std::optional<derivatives::DerivativeRecord>> Get(const std::string& upstream,
+                                                           const std::string& id);
+  // Upstream advisory id -> how many derivatives of `upstream` stand where on it (only the
+  // advisories with at least one lag).
+  Result<std::map<std::string, derivatives::LagCounts>> CountsByAdvisory(
+      const std::string& upstream);
+  Result<DerivativeTally> Tally(const std::string& upstream);
+
+ private:
+  // The derivative advisory of one lag on `fix` (its upstream change: `change`): published,
+  // rewritten or left as it is; its id ("" when none).
+  Result<std::string> SettleAdvisory(const derivatives::DerivativeCheck& check,
+                                     const derivatives::AdvisoryLag& lag,
+                                     const derivatives::UpstreamFix& fix,
+                                     const diff::Change& change, int64_t now,
+                                     const DerivativeTargets& targets);
+  Status UpsertRow(const derivatives::DerivativeCheck& check, int64_t now);
+  Result<std::vector<derivatives::AdvisoryLag>> LagsOf(const std::string& upstream,
+                                                       const std::string& id);
+
+  Database& db_;
+  AdvisoryStore& advisories_;
+};
+
+}  // namespace hubwatch::store
