@@ -110,6 +110,7 @@ class ServiceTest : public ::testing::Test {
   void SetUp() override {
     fakehub::FakeHubOptions options;
     options.fixtures_dir = std::string(HUBWATCH_FIXTURES_DIR) + "/hub";
+    options.fixtures_dirs = fixtures_dirs_;
     options.users = {{kToken, "service-tests", true}};
     auto hub = fakehub::FakeHub::Start(std::move(options));
     ASSERT_TRUE(hub.ok()) << hub.error().message;
@@ -180,6 +181,7 @@ class ServiceTest : public ::testing::Test {
   }
 
   std::unique_ptr<fakehub::FakeHub> hub_;
+  std::vector<std::string> fixtures_dirs_;  // more fixture directories (set before SetUp)
   // Set before Start() to keep what the service logs (at info and above).
   std::shared_ptr<CapturedLog> captured_log_;
   std::string dir_;
