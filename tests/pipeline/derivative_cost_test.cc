@@ -79,6 +79,7 @@ TEST_F(DerivativeCostTest, AnUnchangedRoundCostsTheListingOnly) {
   }
   // Two files each, through the Hub's redirect to its resolve cache, and four listings.
   EXPECT_LE(first.requests, 4 + kDerivatives * 2 * 2);
+  RecordProperty("first_round_requests", std::to_string(first.requests));
 
   DerivativeRound second = Round(heads);
   EXPECT_TRUE(second.reads.empty());
