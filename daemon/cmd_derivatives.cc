@@ -109,7 +109,10 @@ int Derivatives(const Args& args, std::ostream& out, std::ostream& err) {
            "many of REPO's behavioral fixes each carries (fixed), still lacks (lagging), replaced\n"
            "with its own content (diverged) or does not ship the files of (N/A), with the\n"
            "summaries of the fixes it lags. --json prints what GET\n"
-           "/api/v1/repos/{ns}/{name}/derivatives serves.\n";
+           "/api/v1/repos/{ns}/{name}/derivatives serves.\n\n"
+           "`hubwatch serve` follows the derivatives of the repos whose entry in the\n"
+           "configuration's \"repos\" sets \"derivatives\": true (or {\"max\": N,\n"
+           "\"relations\": [...]}), once per poll.derivatives_interval_s (3600).\n";
     return 0;
   }
   if (positional.size() != 1) {
