@@ -220,7 +220,7 @@ TEST(DerivativeFixtures, CopiedFilesAreTheUpstreamBytesTheReadmeSays) {
     EXPECT_EQ(oid(synced, 1, f), oid(kL3, 1, f)) << f;
     EXPECT_EQ(oid(synced, -1, f), oid(kL3, -1, f)) << f << ": synced";
   }
-  for (const std::string& f : {"tokenizer.json", "special_tokens_map.json"}) {
+  for (const std::string f : {"tokenizer.json", "special_tokens_map.json"}) {
     EXPECT_EQ(oid(lagging, -1, f), oid(kL3, 1, f));
     EXPECT_EQ(oid(fixed, -1, f), oid(kL3, -1, f));
   }
@@ -237,7 +237,7 @@ TEST(DerivativeFixtures, CopiedFilesAreTheUpstreamBytesTheReadmeSays) {
             std::string::npos);
   const std::string l31 = "meta-llama/Llama-3.1-8B-Instruct";
   const std::string chatml = "emberfield/Llama-3.1-8B-Emberfield-ChatML";
-  for (const std::string& f : {"tokenizer.json", "special_tokens_map.json"}) {
+  for (const std::string f : {"tokenizer.json", "special_tokens_map.json"}) {
     EXPECT_EQ(oid(chatml, -1, f), oid(l31, 1, f)) << f << ": before 07eb05b2";
     EXPECT_NE(oid(chatml, -1, f), oid(l31, -1, f)) << f;
   }
