@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/derivatives/upstream_files.h"
 
 namespace hubwatch::derivatives {
