@@ -126,7 +126,9 @@ TEST_F(DerivativesApiTest, UpstreamRecordsCarryTheirDerivativeCountsWhereverServ
       Post("/v1/query", nlohmann::json{{"package", {{"name", kLlama}}}}.dump()).json();
   size_t with_counts = 0;
   for (const nlohmann::json& v : q["vulns"]) {
-    if (v["id"] == fix0_) EXPECT_EQ(v["database_specific"]["derivatives"], counts0);
+    if (v["id"] == fix0_) {
+      EXPECT_EQ(v["database_specific"]["derivatives"], counts0);
+    }
     if (v["id"] != fix0_ && v["id"] != fix1_) {
       EXPECT_FALSE(v["database_specific"].contains("derivatives")) << v["id"];
     }
@@ -138,7 +140,9 @@ TEST_F(DerivativesApiTest, UpstreamRecordsCarryTheirDerivativeCountsWhereverServ
       Get(std::string("/api/v1/advisories?repo=") + kLlama + "&limit=1000").json();
   with_counts = 0;
   for (const nlohmann::json& a : list["advisories"]) {
-    if (a["id"] == fix1_) EXPECT_EQ(a["derivatives"], counts1);
+    if (a["id"] == fix1_) {
+      EXPECT_EQ(a["derivatives"], counts1);
+    }
     with_counts += a.contains("derivatives");
   }
   EXPECT_EQ(with_counts, 2u);

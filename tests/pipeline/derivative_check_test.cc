@@ -97,7 +97,9 @@ TEST_F(DerivativeCheckTest, EachDerivativeGetsItsStatusPerUpstreamFix) {
   EXPECT_GE(statuses[kGguf].count(LagStatus::kLagging), 2u);
   EXPECT_GE(statuses[kGguf].count(LagStatus::kNotApplicable), 1u);
   for (const DerivativeRead& read : round.reads) {
-    if (read.id == kGguf) EXPECT_EQ(read.source.rfind("gguf:", 0), 0u) << read.source;
+    if (read.id == kGguf) {
+      EXPECT_EQ(read.source.rfind("gguf:", 0), 0u) << read.source;
+    }
   }
 
   // Each lagging derivative has one advisory per fix it lags on; the others have none.
