@@ -127,7 +127,8 @@ void DerivativeWatch::EndRound(const std::string& upstream,
       .Add(static_cast<uint64_t>(round.requests));
   auto finish = [this, upstream, now] {
     running_ = false;
-    next_round_at_[upstream] = now + options_.interval_s;
+    // A reload during the round may have dropped the repo: it is not scheduled again.
+    if (repos_.count(upstream)) next_round_at_[upstream] = now + options_.interval_s;
     Arm(0);
   };
   if (round.listing_error) {

@@ -23,6 +23,17 @@ std::string Clip(std::string_view text, size_t max_bytes) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+std::string HexLower(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 0xf];
+  }
+  return out;
+}
+
 std::string QuoteJson(const nlohmann::json& value) {
   if (value.is_array()) return "an array of " + Grouped(value.size()) + " values";
   if (value.is_object()) return "an object of " + Grouped(value.size()) + " keys";

@@ -22,6 +22,9 @@ inline constexpr size_t kMaxQuotedBytes = 80;
 // boundary followed by "...". Valid UTF-8 in, valid UTF-8 out.
 std::string Clip(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
 
+// Bytes as lower-case hex, two digits each ("\x1f\xa0" -> "1fa0").
+std::string HexLower(std::string_view bytes);
+
 // A JSON value as a message quotes it: scalars as JSON text (clipped), arrays and objects by
 // their size ("an array of 1,400,000 values"), so quoting never costs more than the limit.
 std::string QuoteJson(const nlohmann::json& value);

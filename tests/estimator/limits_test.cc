@@ -197,3 +197,14 @@ TEST(Limits, CheckpointElementSumsPoisonInsteadOfWrapping) {
 
 }  // namespace
 }  // namespace hubwatch
+
+namespace hubwatch {
+namespace {
+
+TEST(Text, HexLowerIsTwoLowerCaseDigitsPerByte) {
+  EXPECT_EQ(HexLower(std::string_view("\x1f\xa0\x00\xff", 4)), "1fa000ff");
+  EXPECT_EQ(HexLower(""), "");
+}
+
+}  // namespace
+}  // namespace hubwatch

@@ -1,10 +1,9 @@
 #include "tracker/advisory/derivative_osv.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <vector>
 
+#include "estimator/base/text.h"
 #include "tracker/advisory/osv.h"
 #include "tracker/advisory/time_text.h"
 
@@ -17,22 +16,9 @@ using derivatives::Relation;
 constexpr size_t kMaxSummary = 120;
 constexpr size_t kMaxQuoted = 2000;  // of upstream text quoted in details
 
-std::string Hex(const unsigned char* bytes, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 0xf];
-  }
-  return out;
-}
-
-// text cut to at most max bytes (and then "..."), never inside a UTF-8 sequence.
+// text cut to at most max bytes, "..." included, never inside a UTF-8 sequence.
 std::string Cut(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t n = max - 3;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  return text.substr(0, n) + "...";
+  return text.size() <= max ? text : Clip(text, max - 3);
 }
 
 // One line: control characters (a newline, an escape) become spaces.
@@ -190,9 +176,7 @@ std::string Details(const DerivativeAdvisoryContext& ctx) {
 std::string DerivativeAdvisoryId(std::string_view derivative, std::string_view upstream_advisory) {
   const std::string key =
       "derivative\n" + std::string(derivative) + "\n" + std::string(upstream_advisory);
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-  return kIdPrefix + Hex(digest, 8);
+  return IdOfKey(key);
 }
 
 nlohmann::json BuildDerivativeOsv(const DerivativeAdvisoryContext& ctx) {

@@ -7,6 +7,8 @@
 #include <ctime>
 #include <vector>
 
+#include "estimator/base/text.h"
+
 namespace hubwatch::advisory {
 namespace {
 
@@ -19,16 +21,6 @@ constexpr size_t kMaxRenderedDiffLines = 40;
 constexpr size_t kMaxRenderedDiffBytes = 6 * 1024;
 constexpr size_t kMaxRenderedLineBytes = 400;
 constexpr size_t kMaxRenderError = 200;
-
-std::string Hex(const unsigned char* bytes, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 0xf];
-  }
-  return out;
-}
 
 std::string What(diff::ChangeKind kind) {
   switch (kind) {
@@ -191,9 +183,13 @@ std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::C
   const std::string key = std::string(repo) + "\n" + std::string(revision) + "\n" +
                           std::string(diff::KindName(kind)) + "\n" + std::string(path) + "\n" +
                           std::to_string(ordinal);
+  return IdOfKey(key);
+}
+
+std::string IdOfKey(std::string_view key) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-  return kIdPrefix + Hex(digest, 8);
+  return kIdPrefix + HexLower({reinterpret_cast<const char*>(digest), 8});
 }
 
 std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& ctx) {

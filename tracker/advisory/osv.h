@@ -42,6 +42,9 @@ struct AdvisoryContext {
   std::optional<nlohmann::json> estimate_delta;
 };
 
+// kIdPrefix + the first 16 hex digits of SHA-256(key): the stable ids of every record here.
+std::string IdOfKey(std::string_view key);
+
 std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::ChangeKind kind,
                        std::string_view path, int ordinal);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator/base/json_nesting.h"
+#include "estimator/base/text.h"
 
 namespace hubwatch::derivatives {
 namespace {
@@ -28,14 +29,7 @@ std::string Sha256Hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(length * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return HexLower({reinterpret_cast<const char*>(digest), length});
 }
 
 std::string HashJson(const json& value) {
