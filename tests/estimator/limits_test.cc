@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "estimator/base/text.h"
 #include "estimator/estimate.h"
 #include "estimator/format.h"
 #include "estimator/report.h"
