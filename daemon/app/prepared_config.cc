@@ -88,15 +88,16 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
       if (Status a = writer.repos().AddRepo(record); !a.ok()) return a;
       listed.insert(r.id);
     }
-    Result<std::vector<store::RepoRecord>> stored = writer.repos().ListRepos();
+    Result<std::vector<store::RepoSchedule>> stored = writer.repos().ListSchedules();
     if (!stored.ok()) return stored.error();
-    for (store::RepoRecord& r : *stored) {
-      if (r.source == store::Source::kConfig && !listed.count(r.id)) {
-        if (Status d = writer.repos().RemoveRepo(r.id); !d.ok()) return d;
-        out.untracked.push_back(r.id);
-      } else {
-        out.repos.push_back(std::move(r));
-      }
+    out.repos = std::move(stored).value();
+    std::erase_if(out.repos, [&](const store::RepoSchedule& r) {
+      if (r.source != store::Source::kConfig || listed.count(r.id)) return false;
+      out.untracked.push_back(r.id);
+      return true;
+    });
+    for (const std::string& id : out.untracked) {
+      if (Status d = writer.repos().RemoveRepo(id); !d.ok()) return d;
     }
     Result<store::SubscriptionSync> sync =
         writer.outbox().SyncConfigSubscriptions(config.subscriptions, now);

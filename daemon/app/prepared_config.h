@@ -45,7 +45,7 @@ std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
 
 struct ConfigWrite {
   std::vector<std::string> untracked;                  // config repos no longer listed, removed
-  std::vector<store::RepoRecord> repos;                // every tracked repo after the write
+  std::vector<store::RepoSchedule> repos;              // every tracked repo after the write
   store::SubscriptionSync subscriptions;               // what changed among config subscriptions
   std::vector<store::Subscription> all_subscriptions;  // after the write
 };

@@ -57,7 +57,9 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     // signals_ has installed its handlers: a signal is now queued for it, not fatal.
     service::UnblockServiceSignals();
 
-    Result<PreparedConfig> prepared = PrepareConfig(options_.config);
+    // Moved, not copied: at 10,000 repos a copy of the repo list is ~1.6 MiB of peak heap.
+    const std::string config_path = options_.config.path;
+    Result<PreparedConfig> prepared = PrepareConfig(std::move(options_.config));
     if (!prepared.ok()) return Fatal(prepared.error());
     started_ = std::make_unique<const PreparedConfig>(std::move(prepared).value());
     const service::DaemonConfig& config = started_->config;
@@ -99,8 +101,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
 
     reloader_ = std::make_unique<Reloader>(
-        [this]() -> Result<service::DaemonConfig> {
-          return options_.reload ? options_.reload() : service::LoadConfig(options_.config.path);
+        [this, config_path]() -> Result<service::DaemonConfig> {
+          return options_.reload ? options_.reload() : service::LoadConfig(config_path);
         },
         *started_, *this, notify_, metrics_, log_);
     status_ =
@@ -173,7 +175,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
       scheduler.Untrack(id);
       log_->info("{}: untracked, the configuration no longer lists it", id);
     }
-    for (const store::RepoRecord& r : wrote.repos) {
+    for (const store::RepoSchedule& r : wrote.repos) {
       if (!scheduler.tracked(r.id)) scheduler.Track(r.id, scheduler.Batched(r.next_poll_at));
     }
     UpdateRepoGauge();

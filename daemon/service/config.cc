@@ -228,6 +228,7 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   if (j.contains("repos")) {
     if (!j["repos"].is_array()) return Bad("repos must be an array");
     std::set<std::string> seen;
+    c.repos.reserve(j["repos"].size());
     for (size_t i = 0; i < j["repos"].size(); ++i) {
       const nlohmann::json& r = j["repos"][i];
       const std::string where = "repos[" + std::to_string(i) + "]";

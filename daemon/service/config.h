@@ -12,12 +12,15 @@
 // names the file and the key, and quotes at most ~80 characters of the offending value; nothing
 // here throws. Plain value types.
 
+#include <boost/container/static_vector.hpp>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <boost/container/static_vector.hpp>
 
 #include "estimator/base/result.h"
 #include "tracker/derivatives/derivative.h"
@@ -29,7 +32,8 @@ namespace hubwatch::service {
 struct DerivativesConfig {
   bool enabled = false;
   int64_t max = 200;  // the newest this many, over all relations (1..1000)
-  std::vector<derivatives::Relation> relations{
+  // Inline, not on the heap: a configuration of 10,000 repos holds 10,000 of these.
+  boost::container::static_vector<derivatives::Relation, 4> relations{
       derivatives::Relation::kFinetune, derivatives::Relation::kAdapter,
       derivatives::Relation::kQuantized, derivatives::Relation::kMerge};
 };

@@ -96,7 +96,7 @@ void DerivativeWatch::StartRound(const RepoConfig& repo) {
   }
   pipeline::DerivativeRoundInput input;
   input.upstream = upstream;
-  input.relations = repo.derivatives.relations;
+  input.relations.assign(repo.derivatives.relations.begin(), repo.derivatives.relations.end());
   input.max = static_cast<size_t>(repo.derivatives.max);
   input.concurrency = options_.concurrency;
   std::map<std::string, DerivativeRecord> by_id;

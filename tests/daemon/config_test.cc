@@ -116,7 +116,8 @@ TEST(ConfigParse, DerivativesAreOffByDefaultTrueOrAnObjectWithMaxAndRelations) {
   EXPECT_EQ(c->repos[1].derivatives.relations.size(), 4u);
   EXPECT_TRUE(c->repos[2].derivatives.enabled);
   EXPECT_EQ(c->repos[2].derivatives.max, 40);
-  EXPECT_EQ(c->repos[2].derivatives.relations,
+  EXPECT_EQ(std::vector(c->repos[2].derivatives.relations.begin(),
+                        c->repos[2].derivatives.relations.end()),
             (std::vector{derivatives::Relation::kQuantized, derivatives::Relation::kMerge}));
   EXPECT_EQ(c->poll.derivatives_interval_s, 7200);
 

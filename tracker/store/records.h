@@ -76,6 +76,13 @@ struct RepoRecord {
   HubInfo hub_info{};  // UpdateRepoPoll writes it
 };
 
+// What the scheduler needs of a tracked repo: a tenth of a RepoRecord, for listing every repo.
+struct RepoSchedule {
+  std::string id{};
+  Source source = Source::kApi;
+  int64_t next_poll_at = 0;
+};
+
 struct RevisionRecord {
   std::string repo{};
   std::string sha{};

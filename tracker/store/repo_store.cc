@@ -88,6 +88,17 @@ Result<std::vector<RepoRecord>> RepoStore::ListRepos() {
   return Collect(q, "listing repos", ReadRepo);
 }
 
+Result<std::vector<RepoSchedule>> RepoStore::ListSchedules() {
+  HW_PREPARE(q, "SELECT id, source, next_poll_at FROM repos ORDER BY id");
+  return Collect(q, "listing repo schedules", [](Statement& r) -> Result<RepoSchedule> {
+    RepoSchedule out{r.Text(0), Source::kApi, r.Int(2)};
+    const std::optional<Source> source = ParseSource(r.Text(1));
+    if (!source) return Error::Io("store: the source of repo " + out.id + " is damaged");
+    out.source = *source;
+    return out;
+  });
+}
+
 Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
   HW_PREPARE(q,
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "

@@ -27,6 +27,7 @@ class RepoStore {
   Status RemoveRepo(const std::string& id);  // and everything recorded about it
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
   Result<std::vector<RepoRecord>> ListRepos();
+  Result<std::vector<RepoSchedule>> ListSchedules();  // every repo, by id
   // Polling state: state, detail, error count, next poll time, last reconcile and how the last
   // change was found; renamed_to when renamed.
   Status UpdateRepoPoll(const RepoRecord& repo);
