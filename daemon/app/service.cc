@@ -64,7 +64,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     started_ = std::make_unique<const PreparedConfig>(std::move(prepared).value());
     const service::DaemonConfig& config = started_->config;
     Result<std::unique_ptr<service::ThreadedStoreAccess>> access =
-        service::ThreadedStoreAccess::Open(io_, config.store);
+        service::ThreadedStoreAccess::Open(io_, config.store,
+                                           {.cache_kib = service::kDaemonPageCacheKib});
     if (!access.ok()) return Fatal(access.error());
     store_ = std::move(access).value();
     service::RefreshStoreGaugesAtEveryScrape(metrics_, *store_);

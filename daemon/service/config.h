@@ -20,8 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/container/static_vector.hpp>
-
 #include "estimator/base/result.h"
 #include "tracker/derivatives/derivative.h"
 #include "tracker/hub/hub_settings.h"

@@ -97,5 +97,23 @@ TEST(Database, ThePreparedStatementCacheReusesOneStatementPerText) {
   EXPECT_FALSE((*db)->Prepare("SELEC nonsense").ok());
 }
 
+int64_t CacheSize(Database& db) {
+  Result<sqlite3_stmt*> q = db.Prepare("PRAGMA cache_size");
+  EXPECT_TRUE(q.ok());
+  if (!q.ok() || sqlite3_step(*q) != SQLITE_ROW) return 0;
+  const int64_t size = sqlite3_column_int64(*q, 0);
+  sqlite3_reset(*q);
+  return size;
+}
+
+TEST(Database, ThePageCacheIsSqlitesDefaultUnlessTheOptionsCapIt) {
+  Result<std::unique_ptr<Database>> plain = Database::Open(":memory:");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(CacheSize(**plain), -2000);  // KiB
+  Result<std::unique_ptr<Database>> capped = Database::Open(":memory:", {.cache_kib = 512});
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(CacheSize(**capped), -512);
+}
+
 }  // namespace
 }  // namespace hubwatch::store

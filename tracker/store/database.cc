@@ -73,6 +73,10 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
     const std::string pragma = "PRAGMA max_page_count=" + std::to_string(*options.max_page_count);
     HW_TRY(database->Exec(pragma.c_str(), "capping the database size"));
   }
+  if (options.cache_kib) {
+    const std::string pragma = "PRAGMA cache_size=-" + std::to_string(*options.cache_kib);
+    HW_TRY(database->Exec(pragma.c_str(), "sizing the page cache"));
+  }
   HW_TRY(database->Migrate(path));
   return database;
 }

@@ -28,6 +28,8 @@ struct StoreOptions {
   int busy_timeout_ms = 5000;
   // Tests: cap the database size (PRAGMA max_page_count) to provoke "disk full".
   std::optional<int64_t> max_page_count{};
+  // The page cache's cap (PRAGMA cache_size=-N); unset: SQLite's default, 2,000 KiB.
+  std::optional<int64_t> cache_kib{};
 };
 
 class Database {
