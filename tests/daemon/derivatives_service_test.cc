@@ -4,6 +4,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <thread>
 
 #include "tests/daemon/service_env.h"
@@ -68,6 +69,57 @@ TEST_F(DerivativesServiceTest, ARoundFollowsThePollAndStoresEveryDerivativeWithI
   ASSERT_LT(first_round, lines.size());
   EXPECT_NE(lines[first_round].find("6 listed, 6 read at a new head (0 failed)"), std::string::npos)
       << lines[first_round];
+  service_->Stop();
+  EXPECT_EQ(Join(), 0);
+}
+
+// A reload that drops the upstream while its round waits on the Hub: the round ends, the daemon
+// goes on and never starts another round for it. (The round's end used to schedule the repo
+// again; with the interval passed, the next tick looked it up among the followed repos and threw.)
+TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurtherRound) {
+  captured_log_ = std::make_shared<CapturedLog>();
+  DaemonConfig config = Config({kUpstream, "google/gemma-7b-it"});
+  config.repos[0].derivatives.enabled = true;
+  config.poll.derivatives_interval_s = 1;  // rounds due again at once, were it still followed
+  DaemonConfig dropped = Config({"google/gemma-7b-it"});
+  dropped.poll.derivatives_interval_s = 1;
+  fakehub::FaultRule slow;  // the round's listings wait: the reload lands inside it
+  slow.path_regex = "^/api/models$";
+  slow.action = fakehub::FaultAction::kDelay;
+  slow.delay = std::chrono::milliseconds(1500);
+  hub_->AddFault(slow);
+  auto listings = [&] {
+    int n = 0;
+    for (const fakehub::LoggedRequest& r : hub_->RequestLog()) {
+      n += r.path == "/api/models" && r.query.find("base_model") != std::string::npos;
+    }
+    return n;
+  };
+  Start(config, std::nullopt, [dropped] { return Result<DaemonConfig>(dropped); });
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  for (int i = 0; i < 300 && listings() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GT(listings(), 0) << "the round never started";
+  kill(getpid(), SIGHUP);
+  ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  auto rounds_ended = [&] {  // a round's last line: stored, not stored, or the listing failed
+    size_t n = 0;
+    for (const std::string& line :
+         captured_log_->Matching("derivatives of " + std::string(kUpstream) + ": ")) {
+      n += line.find("could not be read") == std::string::npos;  // one derivative, not the end
+    }
+    return n;
+  };
+  for (int i = 0; i < 300 && rounds_ended() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(rounds_ended(), 1u) << "the round never ended";
+  const int after_round = listings();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // three intervals
+  EXPECT_EQ(listings(), after_round);
+  EXPECT_EQ(rounds_ended(), 1u);
   service_->Stop();
   EXPECT_EQ(Join(), 0);
 }
