@@ -166,10 +166,10 @@ Result<std::vector<HeldBurst>> AdvisoryStore::HeldBursts() {
 }
 
 Result<std::vector<AdvisoryRecord>> AdvisoryStore::ListAdvisories(const Query& query) {
-  static const std::string sql = std::string(kAdvisoryColumns) +
-                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-                                 "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5";
-  HW_PREPARE(q, sql);
+  static const RepoFiltered sql(std::string(kAdvisoryColumns) +
+                                "WHERE {repo} AND (?2 = '' OR kind = ?2) "
+                                "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5");
+  HW_PREPARE(q, sql.For(query.repo));
   q.Bind(1, query.repo)
       .Bind(2, query.kind)
       .Bind(3, query.since)
@@ -206,9 +206,10 @@ Result<std::vector<AdvisoryRecord>> AdvisoryStore::ReadAll(Result<std::vector<st
 }
 
 Result<std::vector<AdvisoryRecord>> AdvisoryStore::RecentAdvisories(const Query& query) {
-  HW_PREPARE(q,
-             "SELECT id FROM advisories WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-             "ORDER BY seq DESC LIMIT ?3");
+  static const RepoFiltered sql(
+      "SELECT id FROM advisories WHERE {repo} AND (?2 = '' OR kind = ?2) "
+      "ORDER BY seq DESC LIMIT ?3");
+  HW_PREPARE(q, sql.For(query.repo));
   q.Bind(1, query.repo).Bind(2, query.kind).Bind(3, query.limit > 0 ? query.limit : -1);
   return ReadAll(Column0(q, "listing recent advisories"));
 }

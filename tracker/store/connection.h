@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -27,6 +28,26 @@ namespace hubwatch::store {
   Result<sqlite3_stmt*> var##_stmt = db_.Prepare(sql); \
   if (!var##_stmt.ok()) return var##_stmt.error();     \
   Statement var(db_.handle(), *var##_stmt)
+
+// The two texts of a query that may be narrowed to one repo: `sql` with "{repo}" read as
+// "repo = ?1" (by the repo's index) or as "?1 = ''" (every repo). One text with
+// "(?1 = '' OR repo = ?1)" kept SQLite off the repo index, a statement's plan being made once for
+// both cases: a repo's newest change took 13 ms (every change scanned newest first) instead of
+// well under one.
+class RepoFiltered {
+ public:
+  explicit RepoFiltered(const std::string& sql)
+      : one_(Substitute(sql, "repo = ?1")), every_(Substitute(sql, "?1 = ''")) {}
+  const std::string& For(const std::string& repo) const { return repo.empty() ? every_ : one_; }
+
+ private:
+  static std::string Substitute(std::string sql, std::string_view with) {
+    const size_t at = sql.find("{repo}");
+    if (at != std::string::npos) sql.replace(at, 6, with);
+    return sql;
+  }
+  std::string one_, every_;
+};
 
 // JSON text for a column: invalid UTF-8 replaced (never an exception), compact.
 std::string DumpJson(const nlohmann::json& value);

@@ -32,10 +32,10 @@ static Result<ChangeRecord> ReadChange(const Statement& q) {
 }
 
 Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query) {
-  static const std::string sql = std::string(kChangeColumns) +
-                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-                                 "AND created_at >= ?3 ORDER BY id LIMIT ?4";
-  HW_PREPARE(q, sql);
+  static const RepoFiltered sql(std::string(kChangeColumns) +
+                                "WHERE {repo} AND (?2 = '' OR kind = ?2) "
+                                "AND created_at >= ?3 ORDER BY id LIMIT ?4");
+  HW_PREPARE(q, sql.For(query.repo));
   q.Bind(1, query.repo)
       .Bind(2, query.kind)
       .Bind(3, query.since)
@@ -44,11 +44,11 @@ Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query)
 }
 
 Result<std::vector<ChangeRecord>> RevisionStore::BrowseChanges(const ChangeBrowse& browse) {
-  static const std::string sql = std::string(kChangeColumns) +
-                                 "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR kind = ?2) "
-                                 "AND (?3 = '' OR impact = ?3) AND (?4 = 0 OR id < ?4) "
-                                 "ORDER BY id DESC LIMIT ?5";
-  HW_PREPARE(q, sql);
+  static const RepoFiltered sql(std::string(kChangeColumns) +
+                                "WHERE {repo} AND (?2 = '' OR kind = ?2) "
+                                "AND (?3 = '' OR impact = ?3) AND (?4 = 0 OR id < ?4) "
+                                "ORDER BY id DESC LIMIT ?5");
+  HW_PREPARE(q, sql.For(browse.repo));
   q.Bind(1, browse.repo)
       .Bind(2, browse.kind)
       .Bind(3, browse.impact)
