@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <cassert>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -43,7 +44,8 @@ class RepoFiltered {
  private:
   static std::string Substitute(std::string sql, std::string_view with) {
     const size_t at = sql.find("{repo}");
-    if (at != std::string::npos) sql.replace(at, 6, with);
+    assert(at != std::string::npos && "a RepoFiltered query names {repo}");
+    sql.replace(at, 6, with);
     return sql;
   }
   std::string one_, every_;
