@@ -3,7 +3,9 @@
 #include <charconv>
 #include <ctime>
 
+#include "estimator/base/text.h"
 #include "tracker/advisory/time_text.h"
+#include "tracker/diff/terminal_text.h"
 
 namespace hubwatch::cli {
 
@@ -19,7 +21,7 @@ Status ParseCommon(const Args& args, CommonFlags& flags, std::vector<std::string
       if (i + 1 >= args.size()) return Error::InvalidInput(a + " needs a value");
       (a == "--config" ? flags.config : flags.values[a]) = args[++i];
     } else if (!a.empty() && a[0] == '-') {
-      return Error::InvalidInput("unknown option " + a + " (see --help)");
+      return Error::InvalidInput("unknown option " + Clip(a) + " (see --help)");
     } else {
       positional.push_back(a);
     }
@@ -39,14 +41,18 @@ Result<Opened> OpenStoreFromConfig(const CommonFlags& flags) {
 Result<int64_t> ParseTime(const std::string& text) {
   std::optional<int64_t> t = advisory::ParseTime(text.size() == 10 ? text + "T00:00:00Z" : text);
   if (!t) {
-    return Error::InvalidInput("'" + text +
+    return Error::InvalidInput("'" + Clip(text) +
                                "' is not a time (RFC 3339, YYYY-MM-DD or Unix seconds)");
   }
   return *t;
 }
 
 int Fail(std::ostream& err, const std::string& command, const Error& error) {
-  err << "hubwatch " << command << ": " << error.message << "\n";
+  // Every value a message quotes is clipped where it is quoted (Clip: about 80 bytes); this is
+  // the backstop for one that is not, and what reaches the terminal is escaped.
+  constexpr size_t kMaxMessageBytes = 2048;
+  err << "hubwatch " << command << ": " << diff::EscapeForTerminal(Clip(error.message, kMaxMessageBytes))
+      << "\n";
   return error.code == ErrorCode::kInvalidInput ? 2 : 1;
 }
 

@@ -49,8 +49,9 @@ void PrintTable(const std::string& repo, const std::vector<derivatives::Derivati
                 const store::DerivativeTally& t,
                 const std::map<std::string, std::string>& summaries, std::ostream& out) {
   out << "derivatives of " << EscapeForTerminal(repo) << ": " << t.derivatives << " (" << t.checked
-      << " checked): " << t.lagging << " lagging, " << t.fixed << " fixed, " << t.diverged
-      << " diverged, " << t.not_applicable << " not applicable\n";
+      << " checked" << (t.unchecked > 0 ? ", " + std::to_string(t.unchecked) + " unchecked" : "")
+      << "): " << t.lagging << " lagging, " << t.fixed << " fixed, " << t.diverged << " diverged, "
+      << t.not_applicable << " not applicable\n";
   if (list.empty()) return;
   size_t width = 2;
   for (const derivatives::DerivativeRecord& d : list) {
@@ -84,6 +85,9 @@ void PrintTable(const std::string& repo, const std::vector<derivatives::Derivati
         << Pad(checked, 11) << Pad(std::to_string(c.fixed), 6) << Pad(std::to_string(c.lagging), 8)
         << Pad(std::to_string(c.diverged), 9) << c.not_applicable << "\n";
     if (!d.error.empty()) out << "    error: " << EscapeForTerminal(d.error) << "\n";
+    if (!d.current && !d.head.empty()) {
+      out << "    unchecked: these statuses predate upstream's newest fix\n";
+    }
     for (const derivatives::AdvisoryLag& lag : d.lags) {
       if (lag.status != LagStatus::kLagging) continue;
       const auto summary = summaries.find(lag.advisory_id);
@@ -108,8 +112,10 @@ int Derivatives(const Args& args, std::ostream& out, std::ostream& err) {
            "adapters, quantizations, merges), by id: relation, the head checked, when, and how\n"
            "many of REPO's behavioral fixes each carries (fixed), still lacks (lagging), replaced\n"
            "with its own content (diverged) or does not ship the files of (N/A), with the\n"
-           "summaries of the fixes it lags. --json prints what GET\n"
-           "/api/v1/repos/{ns}/{name}/derivatives serves.\n\n"
+           "summaries of the fixes it lags. A derivative not checked since upstream's newest\n"
+           "fix is unchecked: its statuses are not counted. --json prints what GET\n"
+           "/api/v1/repos/{ns}/{name}/derivatives serves, with the derivatives no longer\n"
+           "followed and why.\n\n"
            "`hubwatch serve` follows the derivatives of the repos whose entry in the\n"
            "configuration's \"repos\" sets \"derivatives\": true (or {\"max\": N,\n"
            "\"relations\": [...]}), once per poll.derivatives_interval_s (3600).\n";
@@ -133,8 +139,11 @@ int Derivatives(const Args& args, std::ostream& out, std::ostream& err) {
   if (!list.ok()) return Fail(err, "derivatives", list.error());
   Result<store::DerivativeTally> tally = store.derivatives().Tally(repo);
   if (!tally.ok()) return Fail(err, "derivatives", tally.error());
+  Result<std::vector<derivatives::Eviction>> evicted =
+      store.derivatives().evictions().Recent(repo, store::DerivativeEvictions::kKept);
+  if (!evicted.ok()) return Fail(err, "derivatives", evicted.error());
   if (flags.json) {
-    out << api::DerivativesJson(repo, *list, *tally)
+    out << api::DerivativesJson(repo, *list, *tally, *evicted)
                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
     return 0;
@@ -142,6 +151,9 @@ int Derivatives(const Args& args, std::ostream& out, std::ostream& err) {
   Result<std::map<std::string, std::string>> summaries = LaggingSummaries(store, *list);
   if (!summaries.ok()) return Fail(err, "derivatives", summaries.error());
   PrintTable(repo, *list, *tally, *summaries, out);
+  if (!evicted->empty()) {
+    out << "\n" << evicted->size() << " evicted lately (--json says which and why)\n";
+  }
   return 0;
 }
 

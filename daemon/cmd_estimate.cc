@@ -50,16 +50,16 @@ constexpr size_t kMaxConfigBytes = 16 << 20;
 
 Result<std::string> ReadFile(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(path + ": cannot open for reading");
+  if (!in) return Error::Io(Clip(path) + ": cannot open for reading");
   std::string data;
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     data.append(buf, static_cast<size_t>(in.gcount()));
     if (data.size() > max_bytes) {
-      return Error::InvalidInput(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+      return Error::InvalidInput(Clip(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
     }
   }
-  if (in.bad()) return Error::Io(path + ": read error");
+  if (in.bad()) return Error::Io(Clip(path) + ": read error");
   return data;
 }
 
@@ -67,7 +67,7 @@ Result<int64_t> ParseCount(const std::string& flag, const std::string& text) {
   int64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 1) {
-    return Error::InvalidInput(flag + " needs a positive integer, got '" + text + "'");
+    return Error::InvalidInput(flag + " needs a positive integer, got '" + Clip(text) + "'");
   }
   return v;
 }
@@ -102,7 +102,7 @@ Result<Parsed> ParseArgs(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= args.size()) return Error::InvalidInput(a + " needs a value");
+      if (i + 1 >= args.size()) return Error::InvalidInput(Clip(a) + " needs a value");
       return args[++i];
     };
     auto count = [&](int64_t& out) -> Status {
@@ -145,11 +145,12 @@ Result<Parsed> ParseArgs(const Args& args) {
         sets.emplace_back(v->substr(0, eq), v->substr(eq + 1));
       }
     } else if (!a.empty() && a[0] == '-') {
-      return Error::InvalidInput("unknown option " + a + " (see hubwatch estimate --help)");
+      return Error::InvalidInput("unknown option " + Clip(a) +
+                                 " (see hubwatch estimate --help)");
     } else if (p.config_path.empty()) {
       p.config_path = a;
     } else {
-      return Error::InvalidInput("one CONFIG.json only, got '" + p.config_path + "' and '" + a +
+      return Error::InvalidInput("one CONFIG.json only, got '" + Clip(p.config_path) + "' and '" + Clip(a) +
                                  "'");
     }
     if (!status.ok()) return status.error();
@@ -175,7 +176,8 @@ Result<Parsed> ParseArgs(const Args& args) {
 
 int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   auto fail = [&](const Error& e) {
-    err << "hubwatch estimate: " << EscapeControls(e.message) << "\n";
+    // Values are clipped where they are quoted; this bounds a message that quotes one anyway.
+    err << "hubwatch estimate: " << EscapeControls(Clip(e.message, 2048)) << "\n";
     return 2;
   };
   Result<Parsed> parsed = ParseArgs(args);
@@ -196,15 +198,17 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
       if (!in.read(prefix.data(), 8)) return fail(bytes.error());
       Result<uint64_t> length = ReadSafetensorsHeaderLength(prefix, kHardMaxSafetensorsHeaderBytes);
       if (!length.ok())
-        return fail({ErrorCode::kInvalidInput, path + ": " + length.error().message});
+        return fail({ErrorCode::kInvalidInput, Clip(path) + ": " + length.error().message});
       prefix.resize(8 + *length);
       if (!in.read(prefix.data() + 8, static_cast<std::streamsize>(*length))) {
-        return fail({ErrorCode::kInvalidInput, path + ": truncated safetensors header"});
+        return fail({ErrorCode::kInvalidInput, Clip(path) + ": truncated safetensors header"});
       }
       bytes = std::move(prefix);
     }
     Result<SafetensorsHeader> header = ParseSafetensorsHeaderOrFilePrefix(*bytes);
-    if (!header.ok()) return fail({ErrorCode::kInvalidInput, path + ": " + header.error().message});
+    if (!header.ok()) {
+      return fail({ErrorCode::kInvalidInput, Clip(path) + ": " + header.error().message});
+    }
     p.input.headers.push_back(std::move(header).value());
   }
   Result<Estimate> estimate = EstimateModelFromText(*config, p.input);
@@ -214,7 +218,7 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
     std::string message = estimate.error().message;
     constexpr std::string_view kPrefix = "config.json: ";
     if (message.rfind(kPrefix, 0) == 0) message.erase(0, kPrefix.size());
-    if (message.rfind("--", 0) != 0) message = p.config_path + ": " + message;
+    if (message.rfind("--", 0) != 0) message = Clip(p.config_path) + ": " + message;
     return fail({ErrorCode::kInvalidInput, message});
   }
   switch (p.format) {

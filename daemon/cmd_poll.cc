@@ -8,6 +8,7 @@
 #include "daemon/cli_common.h"
 #include "daemon/commands.h"
 #include "estimator/base/clock.h"
+#include "estimator/base/text.h"
 #include "tracker/diff/terminal_text.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
@@ -46,7 +47,7 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (!positional.empty()) {
-    return Fail(err, "poll-once", Error::InvalidInput("unexpected argument " + positional[0]));
+    return Fail(err, "poll-once", Error::InvalidInput("unexpected argument " + Clip(positional[0])));
   }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "poll-once", opened.error());

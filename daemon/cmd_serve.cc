@@ -25,6 +25,12 @@ configuration, checked as a start checks it and applied whole or not at all (rep
 budget, subscriptions; store, listen, hub, api and log need a restart), keeping all state.
 Under systemd (Type=notify) it reports READY, STATUS, WATCHDOG, RELOADING and STOPPING.
 
+Hub webhooks (config hub.webhook_secret_file) queue a poll of the repo they name. The polls
+they start may spend poll.webhook_budget_percent (default 25, 0 to 100) of the api budget per
+window (poll.api_quota per poll.quota_window_s); beyond it a webhook is dropped (the listing
+and the reconcile still find the change). A repo is polled for webhooks at most once per 60 s:
+later ones are merged into one poll at the end of that gap.
+
 Exit status: 0 stopped by a signal, 2 a configuration it cannot run, 1 any other failure.
 )";
 
@@ -47,6 +53,11 @@ int RunServe(const Args& args, std::ostream& out, std::ostream& err) {
   // mostly idle, and each arena of their own kept ~4 MiB of freed memory resident (VmRSS 32.9 ->
   // 28.9 MiB idle at 10,000 repos; BENCHMARKS.md "Change hints").
   mallopt(M_ARENA_MAX, 1);
+  // A fixed mmap threshold: blocks of 128 KiB and more (request bodies, replies, pages) are
+  // mapped and unmapped, so one large request leaves nothing resident. glibc's default starts
+  // there but rises to the largest block freed so far (up to 32 MiB), after which such blocks
+  // come from the heap and stay (SECURITY.md "What a request may cost").
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);
 #endif
   Result<service::DaemonConfig> config = service::LoadConfig(flags.config);
   if (!config.ok()) return Fail(err, "serve", config.error());

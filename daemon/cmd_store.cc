@@ -7,6 +7,7 @@
 #include "daemon/cli_common.h"
 #include "daemon/commands.h"
 #include "tracker/advisory/osv_export.h"
+#include "estimator/base/text.h"
 #include "tracker/diff/terminal_text.h"
 
 namespace hubwatch::cli {
@@ -104,7 +105,7 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
   if (flags.values.count("--kind")) {
     diff::ChangeKind kind;
     if (!diff::ParseKind(flags.values["--kind"], kind)) {
-      return Fail(err, "changes", Error::InvalidInput("unknown --kind " + flags.values["--kind"]));
+      return Fail(err, "changes", Error::InvalidInput("unknown --kind " + Clip(flags.values["--kind"])));
     }
     q.kind = flags.values["--kind"];
   }
@@ -159,8 +160,9 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
            "OSV advisories, in publication order. --export writes DIR/<id>.json for each and\n"
            "DIR/all.json listing {id, modified}, the layout of an OSV database export. Each file\n"
            "is written to a temporary file in DIR and renamed over the old one: a symbolic link\n"
-           "at DIR/<name> is replaced, never followed. A DIR that is itself a symbolic link is\n"
-           "refused unless --follow-dir-symlink is given.\n";
+           "at DIR/<name> is replaced, never followed. A symbolic link anywhere in DIR's path\n"
+           "(DIR itself, link/sub, link/., a/link/../b) is refused, naming it, unless\n"
+           "--follow-dir-symlink is given.\n";
     return 0;
   }
   if (follow_dir_symlink && !flags.values.count("--export")) {
@@ -221,16 +223,14 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
     if (!prefix.empty() && r.sha.rfind(prefix, 0) == 0) {
       if (rev) {
         return Fail(err, "show",
-                    Error::InvalidInput(EscapeForTerminal(prefix) + " is ambiguous in " +
-                                        EscapeForTerminal(repo)));
+                    Error::InvalidInput(Clip(prefix) + " is ambiguous in " + Clip(repo)));
       }
       rev = &r;
     }
   }
   if (!rev) {
     return Fail(err, "show",
-                Error::InvalidInput("no revision " + EscapeForTerminal(prefix) + " of " +
-                                    EscapeForTerminal(repo)));
+                Error::InvalidInput("no revision " + Clip(prefix) + " of " + Clip(repo)));
   }
   Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(repo, rev->sha);
   Result<std::optional<store::EstimateRecord>> estimate =

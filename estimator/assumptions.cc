@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <variant>
 
+#include "estimator/base/text.h"
+
 namespace hubwatch {
 namespace {
 
@@ -81,7 +83,7 @@ Result<Assumptions> PresetAssumptions(std::string_view preset) {
     a.prefill_tokens = 0;
     return a;
   }
-  return Error::InvalidInput("--preset: unknown preset '" + std::string(preset) +
+  return Error::InvalidInput("--preset: unknown preset '" + Clip(preset) +
                              "' (hubwatch, seed)");
 }
 
@@ -114,13 +116,13 @@ Status SetAssumption(Assumptions& a, std::string_view name, std::string_view val
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < k.min ||
         v > k.max) {
-      return Error::InvalidInput("--set " + std::string(name) + ": '" + std::string(value) +
+      return Error::InvalidInput("--set " + Clip(name) + ": '" + Clip(value) +
                                  "' is not a number in [" + Format(k.min) + ", " + Format(k.max) +
                                  "]");
     }
     const bool integral = !std::holds_alternative<double Assumptions::*>(k.member);
     if (integral && v != std::floor(v)) {
-      return Error::InvalidInput("--set " + std::string(name) + ": needs a whole number");
+      return Error::InvalidInput("--set " + Clip(name) + ": needs a whole number");
     }
     std::visit(
         [&](auto member) {
@@ -132,7 +134,7 @@ Status SetAssumption(Assumptions& a, std::string_view name, std::string_view val
   }
   std::string known;
   for (const Knob& k : kKnobs) known += (known.empty() ? "" : ", ") + std::string(k.name);
-  return Error::InvalidInput("--set: unknown assumption '" + std::string(name) +
+  return Error::InvalidInput("--set: unknown assumption '" + Clip(name) +
                              "' (known: " + known + ")");
 }
 

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "estimator/base/text.h"
+
 namespace hubwatch {
 namespace {
 
@@ -62,11 +64,32 @@ const std::vector<Card>& KnownCards() {
 Result<std::vector<Card>> ParseCards(std::string_view list) {
   if (Trim(list).empty()) return KnownCards();
   std::vector<Card> out;
+  size_t entries = 0;
+  // Adds c unless a card of its id is already there; fails past kMaxCards.
+  auto add = [&out](Card c, bool custom) -> Status {
+    for (const Card& have : out) {
+      if (have.id != c.id) continue;
+      if (custom) {
+        return Error::InvalidInput("--cards: '" + Clip(c.id) + "' is given twice");
+      }
+      return Status::Ok();
+    }
+    if (out.size() == kMaxCards) {
+      return Error::InvalidInput("--cards: at most " + std::to_string(kMaxCards) +
+                                 " different cards in one list");
+    }
+    out.push_back(std::move(c));
+    return Status::Ok();
+  };
   while (!list.empty()) {
     const size_t comma = list.find(',');
     const std::string_view item = Trim(list.substr(0, comma));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     if (item.empty()) continue;
+    if (++entries > kMaxCardEntries) {
+      return Error::InvalidInput("--cards: at most " + std::to_string(kMaxCardEntries) +
+                                 " entries in one list");
+    }
     if (const size_t eq = item.find('='); eq != std::string_view::npos) {
       Card c;
       c.id = Lower(Trim(item.substr(0, eq)));
@@ -78,10 +101,10 @@ Result<std::vector<Card>> ParseCards(std::string_view list) {
           !ParsePositive(spec.substr(0, c1), c.memory_gb) ||
           !ParsePositive(spec.substr(c1 + 1, c2 - c1 - 1), c.bf16_tflops) ||
           !ParsePositive(spec.substr(c2 + 1), c.usd_per_hour)) {
-        return Error::InvalidInput("--cards: '" + std::string(item) +
+        return Error::InvalidInput("--cards: '" + Clip(item) +
                                    "' is not ID=MEMORY_GB:TFLOPS:USD_PER_HOUR");
       }
-      out.push_back(std::move(c));
+      if (Status s = add(std::move(c), true); !s.ok()) return s.error();
       continue;
     }
     std::string id = Lower(item);
@@ -93,10 +116,10 @@ Result<std::vector<Card>> ParseCards(std::string_view list) {
     if (it == KnownCards().end()) {
       std::string known;
       for (const Card& c : KnownCards()) known += (known.empty() ? "" : ", ") + c.id;
-      return Error::InvalidInput("--cards: unknown card '" + std::string(item) +
+      return Error::InvalidInput("--cards: unknown card '" + Clip(item) +
                                  "' (known: " + known + "; or ID=MEMORY_GB:TFLOPS:USD_PER_HOUR)");
     }
-    out.push_back(*it);
+    if (Status s = add(*it, false); !s.ok()) return s.error();
   }
   if (out.empty()) return Error::InvalidInput("--cards: no card given");
   return out;

@@ -100,6 +100,10 @@ std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::jso
     return BadRequest("the request body nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
                       " levels");
   }
+  if (JsonHasMoreValuesThan(request.body, kMaxBodyJsonValues)) {
+    return BadRequest("the request body holds more than " + std::to_string(kMaxBodyJsonValues) +
+                      " JSON values");
+  }
   *out = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded()) return BadRequest("the request body is not valid JSON");
   return std::nullopt;

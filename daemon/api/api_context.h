@@ -95,7 +95,11 @@ std::optional<HttpReply> ResolveRevision(const ApiContext& ctx, const std::strin
                                          std::string* sha);
 // A change kind ("chat_template"); 400 listing the kinds when unknown.
 std::optional<HttpReply> CheckKind(const std::string& kind);
-// The request body as a JSON value (400 when it is not JSON).
+// The most JSON values a JSON body of these routes may hold (an osv.dev batch of 1,000 queries
+// holds ~7,000; a subscription or a repo a few dozen): 65,536 values parse in ~6 MB.
+inline constexpr size_t kMaxBodyJsonValues = 65536;
+// The request body as a JSON value: 400 when it is not JSON, nests deeper than kMaxJsonNesting
+// or holds more than kMaxBodyJsonValues values (both refused before parsing).
 std::optional<HttpReply> ParseJsonBody(const HttpRequest& request, nlohmann::json* out);
 // A string at `pointer` in `j`, "" when absent or not a string.
 std::string StringAt(const nlohmann::json& j, std::string_view pointer);

@@ -45,8 +45,9 @@ Badge PinBadge(std::string_view pin_sha, const store::ChangeTally& tally, std::s
 // `changed_at`: when the change's revision was made (Unix seconds).
 Badge LastChangeBadge(std::string_view kind, std::optional<int64_t> changed_at, int64_t now);
 
-// ?derivatives=lagging: "3 of 40 lagging" (label "derivatives"; of the derivatives checked at
-// least once), orange when any lags, green when none does; "no derivatives checked" (grey).
+// ?derivatives=lagging: "3 of 40 lagging" (label "derivatives"; of the derivatives checked
+// against upstream's newest fix: those whose statuses predate it are unchecked and not
+// counted), orange when any lags, green when none does; "no derivatives checked" (grey).
 Badge DerivativesBadge(const store::DerivativeTally& tally);
 
 nlohmann::json BadgeToShieldsJson(const Badge& badge);

@@ -16,17 +16,27 @@
 
 namespace hubwatch::api {
 
-// {"fixed": n, "lagging": n, "diverged": n, "not_applicable": n}
+// {"fixed": n, "lagging": n, "diverged": n, "not_applicable": n, "unchecked": n}
 nlohmann::json LagCountsJson(const derivatives::LagCounts& counts);
-// {"derivatives", "checked", "lagging", "fixed", "diverged", "not_applicable"}
+// {"derivatives", "checked", "lagging", "fixed", "diverged", "not_applicable", "unchecked"}
 nlohmann::json DerivativeTallyJson(const store::DerivativeTally& tally);
 // {"id", "relation", "head", "checked_at" (RFC 3339 or null), "error" (when any),
-//  "advisories": [{"id", "status", "derivative_advisory" (when any)}]}
+//  "status": its worst status ("lagging", "diverged", "fixed", "not_applicable"), or
+//  "unchecked" when it is not current (DerivativeRecord::current),
+//  "downloads", "likes", "created_at" (null when unknown): what it is ranked by,
+//  "advisories": [{"id", "status", "derivative_advisory" (when any)}]}. The advisories of a
+//  derivative that is not current say "unchecked", with what its last check found in
+//  "last_status": a status older than upstream's newest fix is never shown as fixed.
 nlohmann::json DerivativeJson(const derivatives::DerivativeRecord& derivative);
-// {"repo": repo, "derivatives": [DerivativeJson...], "counts": DerivativeTallyJson}
+// {"id", "relation", "reason" (EvictionReasonName), "detail", "evicted_at" (RFC 3339),
+//  "downloads", "likes", "created_at" (null when unknown)}
+nlohmann::json EvictionJson(const derivatives::Eviction& eviction);
+// {"repo": repo, "derivatives": [DerivativeJson...], "counts": DerivativeTallyJson,
+//  "evicted": [EvictionJson...] (the newest first)}
 nlohmann::json DerivativesJson(const std::string& repo,
                                const std::vector<derivatives::DerivativeRecord>& list,
-                               const store::DerivativeTally& tally);
+                               const store::DerivativeTally& tally,
+                               const std::vector<derivatives::Eviction>& evicted);
 
 // Sets osv.database_specific.derivatives (LagCountsJson) on each of `advisories` that some
 // derivative was checked against; the others are left as they are. One CountsByAdvisory per

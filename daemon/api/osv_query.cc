@@ -1,7 +1,9 @@
 #include "daemon/api/osv_query.h"
 
 #include <charconv>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "daemon/api/router.h"
 #include "tracker/hub/repo_id.h"
@@ -147,5 +149,17 @@ Result<OsvQuery> ParseOsvQuery(const nlohmann::json& query, std::string_view hub
 }
 
 std::string PageToken(int64_t last_seq) { return std::to_string(last_seq); }
+
+std::vector<size_t> FirstAsked(const std::vector<OsvQuery>& queries) {
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, int64_t, bool>, size_t>
+      seen;
+  std::vector<size_t> first(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const OsvQuery& q = queries[i];
+    first[i] = seen.try_emplace({q.repo, q.commit, q.version, q.after_seq, q.matches_nothing}, i)
+                   .first->second;
+  }
+  return first;
+}
 
 }  // namespace hubwatch::api

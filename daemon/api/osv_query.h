@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "estimator/base/result.h"
 
@@ -30,6 +31,10 @@ struct OsvQuery {
 
 // Errors (InvalidInput) are the 400 messages.
 Result<OsvQuery> ParseOsvQuery(const nlohmann::json& query, std::string_view hub_url);
+
+// For each query, the index of the first query equal to it (its own index when it is the
+// first): a batch runs each distinct query once.
+std::vector<size_t> FirstAsked(const std::vector<OsvQuery>& queries);
 
 // next_page_token for a page that ended at `last_seq`, and back.
 std::string PageToken(int64_t last_seq);

@@ -15,6 +15,9 @@ Result<QueryParams> QueryParams::Parse(std::string_view raw) {
     const std::string_view item = raw.substr(start, amp - start);
     start = amp + 1;
     if (item.empty()) continue;
+    if (out.items_.size() == kMaxParams) {
+      return Error::InvalidInput("more than " + std::to_string(kMaxParams) + " parameters");
+    }
     const size_t eq = item.find('=');
     std::optional<std::string> name = PercentDecode(item.substr(0, eq), true);
     std::optional<std::string> value =

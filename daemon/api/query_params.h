@@ -16,7 +16,11 @@ namespace hubwatch::api {
 
 class QueryParams {
  public:
-  // Errors: a malformed percent escape (the message names the parameter).
+  // More than this many parameters is refused before they are decoded: no route takes more
+  // than a dozen, and a 3 MiB form of "a&a&a..." would otherwise cost ~50 MB of pairs.
+  static constexpr size_t kMaxParams = 64;
+
+  // Errors: a malformed percent escape (the message names the parameter); more than kMaxParams.
   static Result<QueryParams> Parse(std::string_view raw);
 
   std::optional<std::string> Get(std::string_view name) const;

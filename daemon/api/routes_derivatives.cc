@@ -1,5 +1,6 @@
 // A tracked repo's derivatives: GET /api/v1/repos/{ns}/{name}/derivatives, each with where it
-// stands on every upstream fix it was checked against, and the counts by derivative.
+// stands on every upstream fix it was checked against, the counts by derivative, and the
+// derivatives the rounds stopped following, with why.
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +20,10 @@ void ListDerivatives(const ApiContext& ctx, const PathParams& params, Respond re
   if (!list.ok()) return respond(StoreFailure(list.error()));
   Result<store::DerivativeTally> tally = derivatives.Tally(repo);
   if (!tally.ok()) return respond(StoreFailure(tally.error()));
-  respond(HttpReply::Json(200, DerivativesJson(repo, *list, *tally)));
+  Result<std::vector<derivatives::Eviction>> evicted =
+      derivatives.evictions().Recent(repo, store::DerivativeEvictions::kKept);
+  if (!evicted.ok()) return respond(StoreFailure(evicted.error()));
+  respond(HttpReply::Json(200, DerivativesJson(repo, *list, *tally, *evicted)));
 }
 
 }  // namespace

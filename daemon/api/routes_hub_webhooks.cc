@@ -5,11 +5,17 @@
 //   401  no X-Webhook-Secret header; 403 a wrong one (compared in constant time)
 //   429  more than kBurst events at once or kPerSecond a second on average (Retry-After: 1)
 //   400  a body that is not a JSON object, or an event without a scope or a repo name
-//   202  {"repo", "poll": "queued" | "already queued"}: a repo or repo.* event (content, config,
-//        move, delete, and narrower scopes the Hub may add) about a tracked model repo; a move
-//        also hints the repo's new name when that one is tracked
+//   202  {"repo", "poll": ...}: a repo or repo.* event (content, config, move, delete, and
+//        narrower scopes the Hub may add) about a tracked model repo; a move also hints the
+//        repo's new name when that one is tracked. "poll" says what the scheduler did with it
+//        (service/scheduler.h: webhooks get a share of the budget and a per-repo gap):
+//        "queued" (now), "already queued" (merged into a poll queued or due), "deferred" (queued
+//        for the end of the repo's webhook gap: a webhook poll of it started lately) or
+//        "dropped" (the webhooks' share of the budget is spent; the listing covers it)
 //   204  anything else: discussions, other repo types, repos we do not track
-// Metrics: hubwatch_hub_webhooks_total{outcome}, hubwatch_hints_received_total{source="webhook"}.
+// Metrics: hubwatch_hub_webhooks_total{outcome} (outcome: not_configured, unauthorized,
+// forbidden, rate_limited, bad_request, ignored, untracked, queued, duplicate, deferred,
+// dropped), hubwatch_hints_received_total{source="webhook"}.
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +55,41 @@ void Count(const ApiContext& ctx, const char* outcome) {
       ->counter("hubwatch_hub_webhooks_total", "Hub webhook requests by outcome",
                 {{"outcome", outcome}})
       .Add();
+}
+
+// How soon a hint's outcome polls: the lowest wins when an event names two repos.
+int Rank(service::Scheduler::HintOutcome outcome) {
+  using Outcome = service::Scheduler::HintOutcome;
+  switch (outcome) {
+    case Outcome::kQueued:
+      return 0;
+    case Outcome::kAlreadyQueued:
+      return 1;
+    case Outcome::kDeferred:
+      return 2;
+    case Outcome::kDropped:
+      return 3;
+    case Outcome::kUntracked:
+      break;
+  }
+  return 4;
+}
+
+// The metric's outcome label and the reply's "poll" for a tracked repo's hint.
+std::pair<const char*, const char*> Described(service::Scheduler::HintOutcome outcome) {
+  using Outcome = service::Scheduler::HintOutcome;
+  switch (outcome) {
+    case Outcome::kQueued:
+      return {"queued", "queued"};
+    case Outcome::kDeferred:
+      return {"deferred", "deferred"};
+    case Outcome::kDropped:
+      return {"dropped", "dropped"};
+    case Outcome::kAlreadyQueued:
+    case Outcome::kUntracked:
+      break;
+  }
+  return {"duplicate", "already queued"};
 }
 
 // The ids a repo-scoped event names: the repo, and for a move its new name.
@@ -103,25 +144,26 @@ HttpReply Handle(const ApiContext& ctx, RateLimit& limit, const HttpRequest& req
     Count(ctx, "bad_request");
     return BadRequest("a Hub webhook about a repo has repo.name");
   }
+  using Outcome = service::Scheduler::HintOutcome;
   std::optional<std::string> hinted;
-  bool queued = false;
+  Outcome best = Outcome::kUntracked;  // of the repos named, the one that polls soonest
   for (const std::string& id : NamedRepos(body)) {
     if (!hub::ValidateRepoId(id).ok() || !ctx.control) continue;
-    const service::Scheduler::HintOutcome outcome =
-        ctx.control->Hint(id, store::PollTrigger::kWebhook);
-    if (outcome == service::Scheduler::HintOutcome::kUntracked) continue;
+    const Outcome outcome = ctx.control->Hint(id, store::PollTrigger::kWebhook);
+    if (outcome == Outcome::kUntracked) continue;
     ctx.metrics
         ->counter("hubwatch_hints_received_total", "change hints received", {{"source", "webhook"}})
         .Add();
     if (!hinted) hinted = id;
-    queued = queued || outcome == service::Scheduler::HintOutcome::kQueued;
+    if (Rank(outcome) < Rank(best)) best = outcome;
   }
   if (!hinted) {
     Count(ctx, "untracked");
     return HttpReply{.status = 204, .content_type = "", .body = ""};
   }
-  Count(ctx, queued ? "queued" : "duplicate");
-  return HttpReply::Json(202, {{"repo", *hinted}, {"poll", queued ? "queued" : "already queued"}});
+  const auto [outcome, said] = Described(best);
+  Count(ctx, outcome);
+  return HttpReply::Json(202, {{"repo", *hinted}, {"poll", said}});
 }
 
 }  // namespace

@@ -151,9 +151,16 @@ void QueryBatch(const ApiContext& ctx, const HttpRequest& request, Respond respo
     }
     parsed.push_back(std::move(q).value());
   }
+  // A query asked twice is run once: its result is copied to every place it was asked (a
+  // scanner often repeats a pinned commit once per file that pins it).
+  const std::vector<size_t> first = FirstAsked(parsed);
   nlohmann::json results = nlohmann::json::array();
-  for (const OsvQuery& q : parsed) {
-    Result<Page> page = RunQuery(ctx, q);
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (first[i] != i) {
+      results.push_back(results[first[i]]);
+      continue;
+    }
+    Result<Page> page = RunQuery(ctx, parsed[i]);
     if (!page.ok()) return respond(StoreFailure(page.error()));
     results.push_back(PageJson(*page, /*full=*/false));
   }

@@ -2,7 +2,11 @@
 // application/x-www-form-urlencoded: config, seq, batch, lora_rank, cards). The answer is the
 // model page's sections for the posted config, without the upstream history; a config the
 // estimator refuses answers 400 with its reason next to the form, the text kept. The config is
-// held to POST /api/v1/plan's body limit.
+// held to POST /api/v1/plan's body limit and every other field to kMaxKnobBytes before any work,
+// so the page echoes at most max_plan_body_bytes + 4 * kMaxKnobBytes of what was posted.
+
+#include <algorithm>
+#include <utility>
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/page_reply.h"
@@ -13,6 +17,10 @@
 
 namespace hubwatch::api {
 namespace {
+
+// seq, batch, lora_rank, cards: a number or a list of at most kMaxCardEntries ids; 1 KiB holds
+// any of them.
+constexpr size_t kMaxKnobBytes = 1024;
 
 HttpReply FormPage(const HttpRequest& request, int status, const page::PlanForm& form,
                    const Estimate* estimate, const std::string& base_url) {
@@ -30,10 +38,24 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
     return respond(FormPage(request, 400, form, nullptr, base_url));
   }
   form.config = fields->Get("config").value_or("");
-  form.seq = fields->Get("seq").value_or("");
-  form.batch = fields->Get("batch").value_or("");
-  form.lora_rank = fields->Get("lora_rank").value_or("");
-  form.cards = fields->Get("cards").value_or("");
+  std::string too_long;
+  for (const auto& [name, value] :
+       {std::pair<const char*, std::string*>{"seq", &form.seq},
+        {"batch", &form.batch},
+        {"lora_rank", &form.lora_rank},
+        {"cards", &form.cards}}) {
+    *value = fields->Get(name).value_or("");
+    if (value->size() > kMaxKnobBytes) {
+      too_long = name;
+      value->resize(kMaxKnobBytes);  // echoed, cut: it may end mid-character (Html cleans it)
+    }
+  }
+  if (!too_long.empty()) {
+    form.error = "the " + too_long + " field is longer than " + std::to_string(kMaxKnobBytes) +
+                 " bytes";
+    form.config.resize(std::min<size_t>(form.config.size(), 4096));
+    return respond(FormPage(request, 413, form, nullptr, base_url));
+  }
   if (form.config.size() > ctx.config.max_plan_body_bytes) {
     form.error = "the config.json is " + std::to_string(form.config.size()) + " bytes; at most " +
                  std::to_string(ctx.config.max_plan_body_bytes) + " are read";

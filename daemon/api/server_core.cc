@@ -3,10 +3,29 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <memory>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "daemon/api/sse_stream.h"
 
 namespace hubwatch::api {
+namespace {
+
+// A request body at least this large can leave megabytes of small freed blocks (its parsed
+// JSON, its form fields) in the heap after its job; the job gives them back to the system.
+constexpr size_t kReleaseAfterBodyBytes = 64 << 10;
+
+// Returns the heap's free pages to the system (glibc: malloc_trim also releases free pages in
+// the middle of the heap, not only at its top). Blocks of 128 KiB and more never stay: serve
+// fixes glibc's mmap threshold there (cmd_serve.cc), so they are unmapped when freed.
+void ReleaseFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+}  // namespace
 
 ServerCore::ServerCore(const service::ApiConfig& config, ApiDeps deps,
                        std::unique_ptr<ReadPool> pool)
@@ -76,8 +95,12 @@ void ServerCore::Dispatch(HttpRequest request, Respond respond, std::string* rou
     boost::asio::post(io,
                       [held, reply = std::move(reply)]() mutable { (*held)(std::move(reply)); });
   };
-  pool_->Submit([this, request = std::move(request), on_network = std::move(on_network)] {
+  pool_->Submit([this, request = std::move(request), on_network = std::move(on_network)]() mutable {
     router_.Dispatch(request, on_network, nullptr);
+    if (request.body.size() >= kReleaseAfterBodyBytes) {
+      request = HttpRequest();
+      ReleaseFreedMemory();
+    }
   });
 }
 

@@ -1,6 +1,9 @@
 #include "daemon/api/xml_text.h"
 
+#include <cstdio>
 #include <utility>
+
+#include "estimator/base/text.h"
 
 #include "tracker/diff/json_text.h"
 
@@ -32,6 +35,11 @@ std::string XmlEscape(std::string_view text) {
     if (c == 0xEF && i + 2 < valid.size() && static_cast<unsigned char>(valid[i + 1]) == 0xBF &&
         (static_cast<unsigned char>(valid[i + 2]) & 0xFE) == 0xBE) {
       i += 2;
+    } else if (const uint32_t bidi = BidiControlAt(valid, i)) {
+      char code[8];  // shown, not applied: a feed reader would reorder the title
+      std::snprintf(code, sizeof code, "\\u%04x", bidi);
+      out += code;
+      i += BidiControlLength(bidi) - 1;
     } else if (const char* entity = Entity(valid[i])) {
       out += entity;
     } else if (IsXmlChar(c)) {

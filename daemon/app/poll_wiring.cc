@@ -21,6 +21,7 @@ service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& confi
   s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token);
   s.window_s = config.poll.quota_window_s;
   s.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
+  s.webhook_percent = config.poll.webhook_budget_percent;
   return s;
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+
+#include "estimator/base/text.h"
 
 namespace hubwatch::page {
 namespace {
@@ -41,11 +44,12 @@ size_t Utf8Length(std::string_view text, size_t i) {
   return n;
 }
 
-// Calls plain(piece) for runs of bytes to copy and special(c) for each ASCII byte that
-// `is_special` picks; invalid or forbidden characters become U+FFFD.
+// Copies runs of plain bytes and calls special(c) for each ASCII byte that `is_special` picks;
+// invalid or forbidden characters become U+FFFD, and a bidi control (BidiControlAt) becomes the
+// visible text `bidi_prefix` + "u202e" (the backslash, itself escaped where it is special).
 template <class IsSpecial, class Special>
-void Walk(std::string& out, std::string_view text, bool keep_newlines, IsSpecial is_special,
-          Special special) {
+void Walk(std::string& out, std::string_view text, bool keep_newlines, std::string_view bidi_prefix,
+          IsSpecial is_special, Special special) {
   size_t i = 0, start = 0;
   auto flush = [&](size_t end) { out.append(text.data() + start, end - start); };
   while (i < text.size()) {
@@ -77,6 +81,15 @@ void Walk(std::string& out, std::string_view text, bool keep_newlines, IsSpecial
       start = ++i;
       continue;
     }
+    if (const uint32_t bidi = BidiControlAt(text, i)) {
+      flush(i);
+      char code[8];
+      std::snprintf(code, sizeof code, "u%04x", bidi);
+      out += bidi_prefix;
+      out += code;
+      start = i += n;
+      continue;
+    }
     i += n;
   }
   flush(i);
@@ -100,7 +113,7 @@ void AppendEntity(std::string& out, char c) {
 
 void AppendHtml(std::string& out, std::string_view text) {
   Walk(
-      out, text, true,
+      out, text, true, "\\",
       [](char c) { return c == '&' || c == '<' || c == '>' || c == '"' || c == '\''; },
       [&](char c) { AppendEntity(out, c); });
 }
@@ -115,7 +128,7 @@ std::string Html(std::string_view text) {
 void AppendMarkdown(std::string& out, std::string_view text, bool keep_newlines) {
   static constexpr std::string_view kMarkdown = "\\`*_[]()#+-!|~{}";
   Walk(
-      out, text, keep_newlines,
+      out, text, keep_newlines, "\\\\",
       [](char c) {
         return c == '&' || c == '<' || c == '>' || c == '"' || c == '\'' ||
                kMarkdown.find(c) != std::string_view::npos;
@@ -134,7 +147,7 @@ std::string CleanText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   Walk(
-      out, text, true, [](char) { return false; }, [](char) {});
+      out, text, true, "\\", [](char) { return false; }, [](char) {});
   return out;
 }
 

@@ -2,8 +2,10 @@
 
 // Escaping for the page renderers, one function per context. Whatever bytes upstream wrote,
 // the output is valid UTF-8 without the control characters HTML forbids: invalid UTF-8 and C0
-// controls other than tab and line feed (CR, NUL, ESC...) and DEL become U+FFFD. Pure
-// functions; thread-safe.
+// controls other than tab and line feed (CR, NUL, ESC...) and DEL become U+FFFD, and the bidi
+// controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) are shown as the text
+// "\u202e" so that upstream text cannot reorder what a reader sees. Pure functions;
+// thread-safe.
 
 #include <string>
 #include <string_view>

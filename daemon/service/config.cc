@@ -242,11 +242,11 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   if (j.contains("poll")) {
     const nlohmann::json& p = j["poll"];
     if (!p.is_object()) return Bad("poll must be an object");
-    if (Status s =
-            CheckKeys(p, "poll",
-                      {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent",
-                       "api_quota", "resolvers_quota", "quota_window_s", "hints",
-                       "reconcile_interval_s", "listing_page_size", "derivatives_interval_s"});
+    if (Status s = CheckKeys(
+            p, "poll",
+            {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent", "api_quota",
+             "resolvers_quota", "quota_window_s", "hints", "reconcile_interval_s",
+             "listing_page_size", "derivatives_interval_s", "webhook_budget_percent"});
         !s.ok()) {
       return s.error();
     }
@@ -258,10 +258,12 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
           {"quota_window_s", &c.poll.quota_window_s, 86400},
           {"reconcile_interval_s", &c.poll.reconcile_interval_s, 30 * 86400},
           {"listing_page_size", &c.poll.listing_page_size, 1000},
-          {"derivatives_interval_s", &c.poll.derivatives_interval_s, 30 * 86400}}) {
+          {"derivatives_interval_s", &c.poll.derivatives_interval_s, 30 * 86400},
+          {"webhook_budget_percent", &c.poll.webhook_budget_percent, 100}}) {
       if (!p.contains(key)) continue;
-      // settle_window_s 0: advise at once.
-      const int64_t min = std::string_view(key) == "settle_window_s" ? 0 : 1;
+      // settle_window_s 0: advise at once; webhook_budget_percent 0: webhooks poll nothing.
+      const std::string_view k = key;
+      const int64_t min = k == "settle_window_s" || k == "webhook_budget_percent" ? 0 : 1;
       Result<int64_t> n = IntInRange(p[key], std::string("poll.") + key, min, max);
       if (!n.ok()) return n.error();
       *field = *n;

@@ -29,7 +29,7 @@ namespace hubwatch::service {
 // Which derivatives of a repo are followed ("derivatives": true, or {"max", "relations"}).
 struct DerivativesConfig {
   bool enabled = false;
-  int64_t max = 200;  // the newest this many, over all relations (1..1000)
+  int64_t max = 200;  // followed at most, over all relations, best ranked first (1..1000)
   // Inline, not on the heap: a configuration of 10,000 repos holds 10,000 of these.
   boost::container::static_vector<derivatives::Relation, 4> relations{
       derivatives::Relation::kFinetune, derivatives::Relation::kAdapter,
@@ -77,6 +77,10 @@ struct PollConfig {
   int64_t api_quota = 0;
   int64_t resolvers_quota = 0;
   int64_t quota_window_s = 300;
+  // The percent of the api budget per window that polls started by Hub webhooks may spend
+  // (0 to 100; 0: webhooks never start a poll). Anyone holding the webhook secret can send
+  // them, so the rest stays the schedule's (SchedulerOptions::webhook_percent).
+  int64_t webhook_budget_percent = 25;
 };
 
 struct ApiConfig {

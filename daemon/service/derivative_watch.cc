@@ -30,6 +30,28 @@ bool AnyLagging(const std::vector<AdvisoryLag>& lags) {
 // How often to look again while polls keep the watch waiting, and at most between looks.
 constexpr int64_t kBusyRetryS = 5;
 constexpr int64_t kMaxSleepS = 60;
+// Evictions one log line names (the rest are counted; the API lists them).
+constexpr size_t kEvictionsLogged = 5;
+
+// "a/b (ranked_out: ranked 207th ...), c/d (not_found: ...) and 3 more"
+std::string EvictionsText(const std::vector<derivatives::Eviction>& evicted) {
+  std::string text;
+  for (size_t i = 0; i < evicted.size() && i < kEvictionsLogged; ++i) {
+    const derivatives::Eviction& e = evicted[i];
+    text += (i ? ", " : "") + e.id + " (" + std::string(derivatives::EvictionReasonName(e.reason)) +
+            ": " + e.detail + ")";
+  }
+  if (evicted.size() > kEvictionsLogged) {
+    text += " and " + std::to_string(evicted.size() - kEvictionsLogged) + " more";
+  }
+  return text;
+}
+
+std::optional<derivatives::Signals> SeenOf(const pipeline::DerivativeRound& round,
+                                           const std::string& id) {
+  auto it = round.seen.find(id);
+  return it == round.seen.end() ? std::nullopt : std::optional(it->second);
+}
 
 }  // namespace
 
@@ -84,7 +106,11 @@ void DerivativeWatch::Tick() {
 void DerivativeWatch::StartRound(const RepoConfig& repo) {
   const std::string upstream = repo.id;
   store::Store& reads = deps_.store->reads();
-  Result<std::vector<DerivativeRecord>> stored = reads.derivatives().List(upstream);
+  // Before the fixes: one published between the two reads is classified, never claimed.
+  Result<int64_t> newest = reads.derivatives().NewestFixSeq(upstream);
+  Result<std::vector<DerivativeRecord>> stored =
+      newest.ok() ? reads.derivatives().List(upstream)
+                  : Result<std::vector<DerivativeRecord>>(newest.error());
   Result<std::vector<derivatives::FixFacets>> fixes =
       stored.ok() ? pipeline::LoadFixFacets(reads, upstream)
                   : Result<std::vector<derivatives::FixFacets>>(stored.error());
@@ -99,25 +125,28 @@ void DerivativeWatch::StartRound(const RepoConfig& repo) {
   input.relations.assign(repo.derivatives.relations.begin(), repo.derivatives.relations.end());
   input.max = static_cast<size_t>(repo.derivatives.max);
   input.concurrency = options_.concurrency;
+  input.follow_budget = options_.follow_budget;
   std::map<std::string, DerivativeRecord> by_id;
   for (DerivativeRecord& record : *stored) {
     if (record.checked_at > 0 && record.error.empty() && !record.facets_json.empty()) {
       input.checked_heads[record.id] = record.head;
     }
+    input.known[record.id] = {record.relation, record.signals, record.last_modified,
+                              record.listed_at};
     by_id.emplace(record.id, std::move(record));
   }
   running_ = true;
-  pipeline::CheckDerivatives(*deps_.hub, std::move(input),
-                             [this, alive = alive_, upstream, fixes = std::move(fixes).value(),
-                              by_id = std::move(by_id)](pipeline::DerivativeRound round) mutable {
-                               if (!*alive) return;
-                               EndRound(upstream, std::move(fixes), std::move(by_id),
-                                        std::move(round));
-                             });
+  pipeline::CheckDerivatives(
+      *deps_.hub, std::move(input),
+      [this, alive = alive_, upstream, fixes = std::move(fixes).value(), newest = *newest,
+       by_id = std::move(by_id)](pipeline::DerivativeRound round) mutable {
+        if (!*alive) return;
+        EndRound(upstream, std::move(fixes), newest, std::move(by_id), std::move(round));
+      });
 }
 
 void DerivativeWatch::EndRound(const std::string& upstream,
-                               std::vector<derivatives::FixFacets> fixes,
+                               std::vector<derivatives::FixFacets> fixes, int64_t fixes_through,
                                std::map<std::string, DerivativeRecord> stored,
                                pipeline::DerivativeRound round) {
   const int64_t now = deps_.clock->UnixSeconds();
@@ -150,9 +179,11 @@ void DerivativeWatch::EndRound(const std::string& upstream,
     check.head = read.head;
     check.last_modified = read.last_modified;
     check.checked_at = now;
+    check.signals = read.signals;
     if (read.facets) {
       check.facets_json = derivatives::FacetsToJson(*read.facets);
       check.lags = pipeline::LagsOf(fixes, *read.facets);
+      check.fixes_through = fixes_through;
       lagging += AnyLagging(check.lags);
     } else {
       check.error = read.error;
@@ -166,15 +197,18 @@ void DerivativeWatch::EndRound(const std::string& upstream,
         .Add();
     checks.push_back(std::move(check));
   }
-  std::vector<std::string> unchanged;
+  std::vector<store::DerivativeSighting> unchanged;
   for (const std::string& id : round.unchanged) {
     const DerivativeRecord& record = stored.at(id);
     Result<derivatives::FacetSet> facets = derivatives::FacetsFromJson(record.facets_json);
     std::vector<AdvisoryLag> lags =
         facets.ok() ? pipeline::LagsOf(fixes, *facets) : record.lags;  // unreadable: as stored
+    // Only classified facets cover the fixes; stored lags kept as they were cover what they did.
+    const std::optional<int64_t> through =
+        facets.ok() ? std::optional(fixes_through) : std::nullopt;
     lagging += AnyLagging(lags);
     if (SameStatuses(lags, record.lags)) {
-      unchanged.push_back(id);
+      unchanged.push_back({id, SeenOf(round, id), through});
       continue;
     }
     DerivativeCheck check;
@@ -186,30 +220,26 @@ void DerivativeWatch::EndRound(const std::string& upstream,
     check.checked_at = now;
     check.facets_json = record.facets_json;
     check.lags = std::move(lags);
+    check.signals = SeenOf(round, id);
+    check.fixes_through = through;
     checks.push_back(std::move(check));
   }
-  std::vector<std::string> gone;
-  if (round.complete) {
-    for (const auto& [id, record] : stored) {
-      if (!std::binary_search(round.listed.begin(), round.listed.end(), id)) gone.push_back(id);
-    }
-  }
-  const size_t listed = round.listed.size();
-  const size_t read = round.reads.size();
+  const std::string counts = fmt::format(
+      "{} listed, {} read at a new head ({} failed), {} followed by their own request ({} "
+      "deferred), {} evicted, {} not admitted, {} lagging; {} requests",
+      round.listed.size(), round.reads.size(), failed, round.followed, round.deferred,
+      round.evicted.size(), round.not_admitted, lagging, round.requests);
+  const std::string evictions = EvictionsText(round.evicted);
   deps_.store->Write(
-      [upstream, checks = std::move(checks), unchanged = std::move(unchanged), gone, now,
-       targets = targets_](store::Store& w) -> Status {
+      [upstream, checks = std::move(checks), unchanged = std::move(unchanged),
+       evicted = std::move(round.evicted), now, targets = targets_](store::Store& w) -> Status {
         for (const DerivativeCheck& check : checks) {
           if (Status s = w.derivatives().RecordCheck(check, now, targets); !s.ok()) return s;
         }
         if (Status s = w.derivatives().MarkListed(upstream, unchanged, now); !s.ok()) return s;
-        for (const std::string& id : gone) {
-          if (Status s = w.derivatives().Forget(upstream, id); !s.ok()) return s;
-        }
-        return Status::Ok();
+        return w.derivatives().evictions().Evict(upstream, evicted, now);
       },
-      [this, alive = alive_, upstream, listed, read, failed, lagging, gone = gone.size(),
-       requests = round.requests, finish](Status status) {
+      [this, alive = alive_, upstream, counts, evictions, lagging, finish](Status status) {
         if (!*alive) return;
         Metrics& metrics = *deps_.metrics;
         const bool ok = status.ok();
@@ -226,10 +256,8 @@ void DerivativeWatch::EndRound(const std::string& upstream,
             .gauge("hubwatch_derivatives_lagging",
                    "derivatives lagging on at least one upstream fix", {{"repo", upstream}})
             .Set(static_cast<double>(lagging));
-        deps_.log->info(
-            "derivatives of {}: {} listed, {} read at a new head ({} failed), {} gone, {} "
-            "lagging; {} requests",
-            upstream, listed, read, failed, gone, lagging, requests);
+        deps_.log->info("derivatives of {}: {}{}", upstream, counts,
+                        evictions.empty() ? "" : "; evicted " + evictions);
         if (deps_.published) deps_.published();
         finish();
       });

@@ -2,10 +2,13 @@
 
 // DerivativeWatch: follows the derivatives of the tracked repos that ask for it ("derivatives"
 // in their repos[] entry). Per repo, one round every interval (pipeline/derivative_check.h):
-// the listing of its derivatives, the reads of those at a new head, then every derivative
-// classified against upstream's fixes (the stored facets of an unchanged one are classified
-// again when upstream advised something new) and the outcome stored in one write, which
-// publishes a derivative's own advisory when it lags and updates it when it catches up.
+// the listing of its derivatives ranked with those stored before (what spam lacks: downloads,
+// likes, age), the follow-ups of stored ones the listing did not show, the reads of those at a
+// new head, then every derivative classified against upstream's fixes (the stored facets of an
+// unchanged one are classified again, and stamped with upstream's newest fix) and the outcome
+// stored in one write, which publishes a derivative's own advisory when it lags and updates it
+// when it catches up, and evicts what the round dropped (logged, with why, and kept in
+// store::DerivativeEvictions for the API).
 //
 // Low priority: a round starts only when no poll is due or running, one round at a time, its
 // reads `concurrency` at a time, its requests spent from the scheduler's budget. A listing
@@ -45,6 +48,9 @@ class DerivativeWatch {
   struct Options {
     int64_t interval_s = 3600;
     int concurrency = 2;
+    // Stored derivatives the listing did not show that one round reads by their own request
+    // (one request each); the others keep their statuses until a later round.
+    size_t follow_budget = 50;
   };
   struct Deps {
     boost::asio::io_context* io = nullptr;
@@ -76,8 +82,9 @@ class DerivativeWatch {
   void Arm(int64_t seconds);
   void Tick();
   void StartRound(const RepoConfig& repo);
+  // `fixes_through`: the seq of upstream's newest fix when `fixes` were loaded.
   void EndRound(const std::string& upstream, std::vector<derivatives::FixFacets> fixes,
-                std::map<std::string, derivatives::DerivativeRecord> stored,
+                int64_t fixes_through, std::map<std::string, derivatives::DerivativeRecord> stored,
                 pipeline::DerivativeRound round);
 
   Deps deps_;

@@ -13,6 +13,8 @@ namespace {
 
 // The longest the timer sleeps: the watchdog's measure of a live loop.
 constexpr int64_t kMaxSleepS = 60;
+// At most one line a minute about webhooks merged, deferred or dropped.
+constexpr int64_t kWebhookLogIntervalS = 60;
 
 }  // namespace
 
@@ -74,6 +76,7 @@ void PollLoop::Tick() {
   if (stopping_) return;
   last_tick_ = clock_.Now();
   const int64_t now = clock_.UnixSeconds();
+  MaybeLogWebhooks(now);  // the end of a flood is told within a tick
   for (const std::string& repo : scheduler_.TakeDue(now)) StartPoll(repo);
   const int64_t wake =
       std::min(scheduler_.NextWake(now).value_or(now + kMaxSleepS), now + kMaxSleepS);
@@ -84,10 +87,18 @@ void PollLoop::Tick() {
 }
 
 Scheduler::HintOutcome PollLoop::Hint(const std::string& repo, store::PollTrigger trigger) {
-  const Scheduler::HintOutcome outcome = scheduler_.Hint(repo, trigger, clock_.UnixSeconds());
-  if (outcome == Scheduler::HintOutcome::kUntracked) return outcome;
+  using Outcome = Scheduler::HintOutcome;
+  const int64_t now = clock_.UnixSeconds();
+  const Outcome outcome = scheduler_.Hint(repo, trigger, now);
+  if (outcome == Outcome::kUntracked) return outcome;
   if (trigger == store::PollTrigger::kListing) unlisted_.erase(repo);
-  if (outcome == Scheduler::HintOutcome::kQueued) {
+  if (trigger == store::PollTrigger::kWebhook && outcome != Outcome::kQueued) {
+    webhooks_untold_.merged += outcome == Outcome::kAlreadyQueued;
+    webhooks_untold_.deferred += outcome == Outcome::kDeferred;
+    webhooks_untold_.dropped += outcome == Outcome::kDropped;
+    MaybeLogWebhooks(now);
+  }
+  if (outcome == Outcome::kQueued || outcome == Outcome::kDeferred) {
     metrics_.metrics()
         .counter("hubwatch_hint_polls_total", "polls queued by a change hint",
                  {{"source", std::string(store::PollTriggerName(trigger))}})
@@ -183,6 +194,27 @@ void PollLoop::ObserveHubBudget() {
     paused_until = clock_.UnixSeconds() + std::chrono::ceil<std::chrono::seconds>(left).count();
   }
   scheduler_.ObserveHub(paused_until, api.quota, api.window_seconds);
+}
+
+void PollLoop::MaybeLogWebhooks(int64_t now) {
+  const WebhookTally t = webhooks_untold_;
+  if (t.merged + t.deferred + t.dropped == 0) return;
+  if (webhooks_told_at_ && now < *webhooks_told_at_ + kWebhookLogIntervalS) return;
+  const SchedulerOptions& o = scheduler_.options();
+  const std::string dropped =
+      t.dropped == 0 ? std::string()
+                     : fmt::format(
+                           " (the webhooks' share of the budget, {} of {} requests per {} "
+                           "s, was spent; the listing and the reconcile still find what "
+                           "they announced)",
+                           scheduler_.webhook_budget(), scheduler_.budget(), o.window_s);
+  log_->log(t.dropped > 0 ? spdlog::level::warn : spdlog::level::info,
+            "hub webhooks: {} merged into a poll already queued, {} deferred (a repo is polled "
+            "for webhooks at most once per {} s), {} dropped{}{}",
+            t.merged, t.deferred, o.webhook_gap_s, t.dropped, dropped,
+            webhooks_told_at_ ? fmt::format(" in the last {} s", now - *webhooks_told_at_) : "");
+  webhooks_untold_ = {};
+  webhooks_told_at_ = now;
 }
 
 void PollLoop::MaybeDrained() {

@@ -13,6 +13,10 @@
 // hubwatch_hints_used_total{source} (hinted polls that found a revision),
 // hubwatch_hint_misses_total.
 //
+// Hub webhooks the scheduler merged, deferred or dropped (its webhook share and gap) are logged
+// in one line at most once a minute ("hub webhooks: ..."), with the counts since the last one;
+// the API counts them per request (hubwatch_hub_webhooks_total{outcome}).
+//
 // Thread safety: network thread only. Ownership: borrows everything it is given; REQUIRES: the
 // io_context, clock, logger and metrics outlive it, and the client and poller given to Start
 // outlive every poll it starts.
@@ -22,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -53,8 +58,9 @@ class PollLoop {
   // New scheduler options. Turning hints off brings every repo slotted further than an interval
   // away (a reconcile slot) back to its interval slot.
   void SetOptions(SchedulerOptions options);
-  // A hint says `repo` moved: poll it now (deduplicated with a poll already due or running).
-  // A listing hint also means the listing shows the repo.
+  // A hint says `repo` moved: poll it now (deduplicated with a poll already due or running; a
+  // webhook's held to the scheduler's webhook share and gap). A listing hint also means the
+  // listing shows the repo.
   Scheduler::HintOutcome Hint(const std::string& repo, store::PollTrigger trigger);
   // Starts nothing more; polls in flight end (or are abandoned by the client's shutdown) and
   // `drained` runs once none is left (at once when none is).
@@ -76,6 +82,8 @@ class PollLoop {
   void Finished(const std::string& repo, const pipeline::PollReport& report, double seconds);
   void ObserveHubBudget();
   void MaybeDrained();
+  // The webhook line, when there is something to say and the last one is a minute old.
+  void MaybeLogWebhooks(int64_t now);
 
   boost::asio::io_context& io_;
   const Clock& clock_;
@@ -94,6 +102,12 @@ class PollLoop {
   // Repos whose next poll is a settle wake, not a reconcile.
   std::set<std::string> settle_wakes_;
   bool stopping_ = false;
+  // Webhook hints not polled at once since the last line that said so, and when it was written.
+  struct WebhookTally {
+    int64_t merged = 0, deferred = 0, dropped = 0;
+  };
+  WebhookTally webhooks_untold_;
+  std::optional<int64_t> webhooks_told_at_;
 };
 
 }  // namespace hubwatch::service

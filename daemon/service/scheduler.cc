@@ -16,6 +16,8 @@ void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
 
 void Scheduler::Untrack(const std::string& repo) {
   hinted_.erase(repo);
+  webhook_started_.erase(repo);
+  webhook_in_flight_.erase(repo);
   auto it = due_.find(repo);
   if (it == due_.end()) return;
   if (!in_flight_.erase(repo)) waiting_.erase({it->second, &it->first});
@@ -27,6 +29,7 @@ void Scheduler::Roll(int64_t now) const {
   if (start != window_start_) {
     window_start_ = start;
     used_ = 0;
+    webhook_used_ = 0;
   }
 }
 
@@ -48,6 +51,15 @@ int64_t Scheduler::budget() const {
   return hub_budget_ ? std::min(options_.quota, *hub_budget_) : options_.quota;
 }
 
+int64_t Scheduler::webhook_budget() const {
+  return budget() * std::clamp<int64_t>(options_.webhook_percent, 0, 100) / 100;
+}
+
+int64_t Scheduler::webhook_used_in_window(int64_t now) const {
+  Roll(now);
+  return webhook_used_;
+}
+
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   Roll(now);
   if (hub_paused_until_ && now < *hub_paused_until_) return {};
@@ -57,10 +69,19 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   std::vector<std::string> out;
   const size_t take = cap - in_flight_.size();
   for (auto w = waiting_.begin(); w != waiting_.end() && w->first <= now && out.size() < take;) {
-    in_flight_.insert(*w->second);
-    out.push_back(*w->second);
+    const std::string& repo = *w->second;
+    in_flight_.insert(repo);
+    out.push_back(repo);
+    if (auto h = hinted_.find(repo);
+        h != hinted_.end() && h->second.trigger == store::PollTrigger::kWebhook) {
+      webhook_started_[repo] = now;
+      webhook_in_flight_.insert(repo);
+    }
     w = waiting_.erase(w);
   }
+  std::erase_if(webhook_started_, [&](const auto& started) {
+    return started.second + options_.webhook_gap_s <= now;
+  });
   return out;
 }
 
@@ -71,8 +92,19 @@ void Scheduler::Finished(const std::string& repo, int64_t earliest_next, int64_t
   const bool was_in_flight = in_flight_.erase(repo) > 0;
   auto it = due_.find(repo);
   if (it == due_.end()) return;
+  if (webhook_in_flight_.erase(repo)) {
+    webhook_used_ += std::max<int64_t>(0, requests - 1);  // one was reserved when it was queued
+  }
   if (!was_in_flight) waiting_.erase({it->second, &it->first});
-  it->second = hinted_.count(repo) ? now : Align(repo, std::max(earliest_next, now + 1), slots);
+  const auto hinted = hinted_.find(repo);
+  it->second = hinted != hinted_.end() ? std::max(now, hinted->second.not_before)
+                                       : Align(repo, std::max(earliest_next, now + 1), slots);
+  waiting_.insert({it->second, &it->first});
+}
+
+void Scheduler::Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at) {
+  waiting_.erase({it->second, &it->first});
+  it->second = at;
   waiting_.insert({it->second, &it->first});
 }
 
@@ -80,21 +112,37 @@ Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigg
                                        int64_t now) {
   auto it = due_.find(repo);
   if (it == due_.end()) return HintOutcome::kUntracked;
-  if (!hinted_.try_emplace(repo, trigger).second) return HintOutcome::kAlreadyQueued;
-  if (in_flight_.count(repo)) return HintOutcome::kQueued;  // due again when it ends
-  if (it->second <= now) {  // due already: the hint changes nothing but its trigger
+  const bool in_flight = in_flight_.count(repo) != 0;
+  const bool webhook = trigger == store::PollTrigger::kWebhook;
+  if (auto pending = hinted_.find(repo); pending != hinted_.end()) {
+    // One poll serves every hint; only the listing's is not held to a webhook's gap.
+    if (webhook || pending->second.not_before <= now) return HintOutcome::kAlreadyQueued;
+    pending->second = {trigger, now};
+    if (!in_flight) Reschedule(it, now);
+    return HintOutcome::kQueued;
+  }
+  if (!in_flight && it->second <= now) {  // due already: the hint changes nothing but its trigger
+    hinted_.emplace(repo, PendingHint{trigger, now});
     return HintOutcome::kAlreadyQueued;
   }
-  waiting_.erase({it->second, &it->first});
-  it->second = now;
-  waiting_.insert({it->second, &it->first});
-  return HintOutcome::kQueued;
+  int64_t not_before = now;
+  if (webhook) {
+    if (auto started = webhook_started_.find(repo); started != webhook_started_.end()) {
+      not_before = std::max(now, started->second + options_.webhook_gap_s);
+    }
+    Roll(now);
+    if (webhook_used_ >= webhook_budget()) return HintOutcome::kDropped;
+    ++webhook_used_;  // an unchanged poll's one refs request; the rest is counted when it ends
+  }
+  hinted_.emplace(repo, PendingHint{trigger, not_before});
+  if (!in_flight && not_before < it->second) Reschedule(it, not_before);
+  return not_before > now ? HintOutcome::kDeferred : HintOutcome::kQueued;
 }
 
 std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo) {
   auto it = hinted_.find(repo);
   if (it == hinted_.end()) return std::nullopt;
-  const store::PollTrigger trigger = it->second;
+  const store::PollTrigger trigger = it->second.trigger;
   hinted_.erase(it);
   return trigger;
 }

@@ -13,6 +13,13 @@
 //     reconcile interval, at a phase of its own in that window (batched by the minute); a hint (the
 //     Hub's listing or a webhook says it moved) makes it due at once, or again as soon as a poll in
 //     flight ends. Hints are deduplicated: a repo due already is not queued twice
+//   - a Hub webhook is a hint anyone holding its secret can send, so the polls webhooks start
+//     get a share of the budget of their own (webhook_percent of budget() per window; a hint
+//     beyond it is dropped: the listing and the reconcile still find the change), and each repo
+//     is polled for webhooks at most once per webhook_gap_s: a webhook while one is queued is
+//     merged into it, and one within webhook_gap_s of the start of the repo's last
+//     webhook-started poll (in flight or done) is deferred to the end of that gap, where one
+//     poll serves every webhook that came meanwhile. The rest of the budget stays the schedule's
 //   - requests made outside polls (listing reads) count against the window too (Spend)
 //   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
 //     bucket nothing starts, and a Hub quota below the configured one lowers the budget to 80%
@@ -36,6 +43,8 @@ struct SchedulerOptions {
   int max_concurrent = 4;
   int64_t quota = 400;  // requests per window
   int64_t window_s = 300;
+  int64_t webhook_percent = 25;  // of budget(), per window, for the polls webhooks start
+  int64_t webhook_gap_s = 60;    // a repo is polled for webhooks at most once per this
 };
 
 class Scheduler {
@@ -74,9 +83,13 @@ class Scheduler {
   void Finished(const std::string& repo, int64_t earliest_next, int64_t requests, int64_t now,
                 Slots slots = Slots::kInterval);
 
-  enum class HintOutcome { kQueued, kAlreadyQueued, kUntracked };
+  // kQueued: a poll is due now (or when the one in flight ends); kAlreadyQueued: merged into a
+  // poll already queued or due; kDeferred: a webhook's poll, queued for the end of the repo's
+  // webhook gap; kDropped: a webhook's, not queued (the webhook share of the window is spent).
+  enum class HintOutcome { kQueued, kAlreadyQueued, kDeferred, kDropped, kUntracked };
   // A hint says `repo` moved: it is due now (or again when its poll in flight ends), and the
-  // poll that serves it is started by `trigger`.
+  // poll that serves it is started by `trigger`. A webhook's hint is held to the webhook rules
+  // above; a listing's hint is not, and brings a deferred webhook poll forward to now.
   HintOutcome Hint(const std::string& repo, store::PollTrigger trigger, int64_t now);
   // The trigger of the hint a poll about to start serves (and forgets it); nullopt: the
   // schedule's own.
@@ -96,6 +109,10 @@ class Scheduler {
   int64_t budget() const;
 
   int64_t used_in_window(int64_t now) const;
+  // What the polls webhooks started may spend per window, and have spent in this one (one
+  // request reserved per poll queued, the rest of its requests when it ends).
+  int64_t webhook_budget() const;
+  int64_t webhook_used_in_window(int64_t now) const;
   std::optional<int64_t> next_poll_at(const std::string& repo) const;
 
   // The repo's offset into each interval, in [0, interval_s).
@@ -105,6 +122,8 @@ class Scheduler {
 
  private:
   void Roll(int64_t now) const;
+  // Moves a waiting repo's next poll time.
+  void Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at);
 
   // (next poll time, repo id) ordered by time, then id; the id points at due_'s key.
   using Slot = std::pair<int64_t, const std::string*>;
@@ -117,13 +136,23 @@ class Scheduler {
   SchedulerOptions options_;
   std::map<std::string, int64_t> due_;  // repo -> next poll time
   std::set<std::string> in_flight_;
-  // Hints waiting for a poll to start (a repo in flight is due again when its poll ends).
-  std::map<std::string, store::PollTrigger> hinted_;
+  // Hints waiting for a poll to start (a repo in flight is due again when its poll ends, or at
+  // not_before when that is later: a deferred webhook).
+  struct PendingHint {
+    store::PollTrigger trigger;
+    int64_t not_before;
+  };
+  std::map<std::string, PendingHint> hinted_;
+  // When the last poll a webhook started for each repo began, while within webhook_gap_s
+  // (older ones are pruned); and the webhook-started polls in flight.
+  std::map<std::string, int64_t> webhook_started_;
+  std::set<std::string> webhook_in_flight_;
   // Every tracked repo not in flight, by next poll time: TakeDue and NextWake read its front,
   // so a poll costs O(log n) however many repos are tracked.
   std::set<Slot, SlotOrder> waiting_;
   mutable int64_t window_start_ = 0;
   mutable int64_t used_ = 0;
+  mutable int64_t webhook_used_ = 0;
   std::optional<int64_t> hub_paused_until_;
   std::optional<int64_t> hub_budget_;  // 80% of the Hub's quota, per window_s
 };

@@ -2,8 +2,12 @@
 
 namespace hubwatch {
 
-bool JsonNestsDeeperThan(std::string_view text, size_t max_depth) {
-  size_t depth = 0;
+namespace {
+
+// Calls on_structural(c) for every byte of `text` outside strings; stops when it returns true.
+// Returns whether it stopped.
+template <class OnStructural>
+bool ScanOutsideStrings(std::string_view text, OnStructural on_structural) {
   bool in_string = false;
   bool escaped = false;
   for (const char c : text) {
@@ -17,13 +21,30 @@ bool JsonNestsDeeperThan(std::string_view text, size_t max_depth) {
       }
     } else if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return true;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+    } else if (on_structural(c)) {
+      return true;
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool JsonNestsDeeperThan(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  return ScanOutsideStrings(text, [&](char c) {
+    if (c == '[' || c == '{') return ++depth > max_depth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    return false;
+  });
+}
+
+bool JsonHasMoreValuesThan(std::string_view text, size_t max_values) {
+  size_t values = 1;
+  return ScanOutsideStrings(text, [&](char c) {
+    if (c == ',' || c == '[' || c == '{') return ++values > max_values;
+    return false;
+  });
 }
 
 }  // namespace hubwatch

@@ -17,4 +17,10 @@ inline constexpr size_t kMaxJsonNesting = 64;
 // True when arrays and objects in `text`, counted outside strings, nest deeper than max_depth.
 bool JsonNestsDeeperThan(std::string_view text, size_t max_depth = kMaxJsonNesting);
 
+// True when `text` holds more than max_values values (array elements, object members, arrays
+// and objects), counted outside strings as commas plus opening brackets. Each value costs the
+// parser 16 bytes and a member ~100 (a map node and its key), so a 4 MiB body of "0,0,0,..."
+// would cost ~50 MB parsed; bodies that only ever hold a few thousand values are held to that.
+bool JsonHasMoreValuesThan(std::string_view text, size_t max_values);
+
 }  // namespace hubwatch

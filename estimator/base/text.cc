@@ -46,6 +46,20 @@ std::string QuoteJson(const nlohmann::json& value) {
   return Clip(value.dump());
 }
 
+uint32_t BidiControlAt(std::string_view text, size_t i) {
+  const auto at = [&](size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+  };
+  if (at(0) == 0xD8 && at(1) == 0x9C) return 0x061C;
+  if (at(0) != 0xE2) return 0;
+  const unsigned char b1 = at(1), b2 = at(2);
+  if (b1 == 0x80 && (b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE))) {
+    return 0x2000 + (b2 - 0x80);  // U+200E, U+200F, U+202A-U+202E
+  }
+  if (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9) return 0x2040 + (b2 - 0x80);  // U+2066-U+2069
+  return 0;
+}
+
 std::string EscapeControls(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -60,6 +74,10 @@ std::string EscapeControls(std::string_view text) {
                static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
       std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[++i]));
       out += buf;
+    } else if (const uint32_t bidi = BidiControlAt(text, i)) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", bidi);
+      out += buf;
+      i += BidiControlLength(bidi) - 1;
     } else {
       out += static_cast<char>(c);
     }

@@ -127,7 +127,10 @@ Step Scanner::Header(GgufMetadata& m) {
   if (magic != "GGUF") return Fail("not a GGUF file (the magic is not \"GGUF\")");
   pos_ = 4;
   const uint64_t version = Le(4);
-  if ((version & 0xFFFF) == 0) return Fail("a byte-swapped (big-endian) GGUF file");
+  // A big-endian file's version 2 or 3 reads as 0x02000000 or 0x03000000 here.
+  if (version != 0 && (version & 0x00FFFFFF) == 0) {
+    return Fail("a byte-swapped (big-endian) GGUF file: version " + std::to_string(version >> 24));
+  }
   if (version < 2 || version > 3) {
     return Fail("GGUF version " + std::to_string(version) + " (2 and 3 are read)");
   }

@@ -48,6 +48,8 @@ class RecordingControl : public service::ServiceControl {
     std::lock_guard lock(mu_);
     hints_.emplace_back(id, trigger);
     if (id.starts_with("untracked/")) return service::Scheduler::HintOutcome::kUntracked;
+    if (id.starts_with("deferred/")) return service::Scheduler::HintOutcome::kDeferred;
+    if (id.starts_with("dropped/")) return service::Scheduler::HintOutcome::kDropped;
     return hints_.size() > 1 && hints_[hints_.size() - 2].first == id
                ? service::Scheduler::HintOutcome::kAlreadyQueued
                : service::Scheduler::HintOutcome::kQueued;

@@ -90,8 +90,67 @@ TEST_F(DerivativesApiTest, ListsEachDerivativeWithItsStatusesAndTheCounts) {
   EXPECT_EQ(tune["error"], "config.json: 401");
   EXPECT_EQ(tune["head"], "");
   EXPECT_EQ(tune["advisories"], nlohmann::json::array());
-  EXPECT_EQ(j["counts"], nlohmann::json::parse(R"({"derivatives": 3, "checked": 3, "lagging": 1,
-      "fixed": 1, "diverged": 0, "not_applicable": 1})"));
+  EXPECT_EQ(tune["status"], "unchecked") << "never read";
+  EXPECT_EQ(gguf["status"], "lagging");
+  EXPECT_EQ(hostile["status"], "fixed");
+  EXPECT_EQ(gguf["downloads"], 0);
+  EXPECT_EQ(gguf["created_at"], nullptr);
+  EXPECT_EQ(j["counts"], nlohmann::json::parse(R"({"derivatives": 3, "checked": 2, "lagging": 1,
+      "fixed": 1, "diverged": 0, "not_applicable": 0, "unchecked": 1})"));
+  EXPECT_EQ(j["evicted"], nlohmann::json::array());
+}
+
+// Issue 28: statuses a derivative was last checked with are shown as unchecked once upstream
+// publishes a newer fix, and what the rounds stopped following is listed with why.
+TEST_F(DerivativesApiTest, StatusesOlderThanTheNewestFixAreUncheckedAndEvictionsAreListed) {
+  RecordThree();
+  derivatives::DerivativeCheck old;  // checked before any fix of the fixture was published
+  old.upstream = kLlama;
+  old.id = kGguf;
+  old.relation = derivatives::Relation::kQuantized;
+  old.head = std::string(40, 'b');
+  old.checked_at = kServerNow - 30;
+  old.facets_json = "{}";
+  old.lags = {{fix0_, LagStatus::kFixed}, {fix1_, LagStatus::kFixed}};
+  old.signals = derivatives::Signals{48210, 96, "2024-04-18T19:58:02.000Z"};
+  old.fixes_through = 0;
+  ASSERT_TRUE(inspect().derivatives().RecordCheck(old, kServerNow - 30).ok());
+  derivatives::Eviction spam{.id = "throwaway-01/Llama-spam-00001",
+                             .relation = derivatives::Relation::kAdapter,
+                             .reason = derivatives::EvictionReason::kRankedOut,
+                             .detail = "ranked 201st of 1206 for 200 places",
+                             .signals = {0, 0, "2026-05-01T00:00:00.000Z"}};
+  ASSERT_TRUE(inspect().derivatives().evictions().Evict(kLlama, {spam}, kServerNow - 10).ok());
+  StartServer();
+  const nlohmann::json j = Get(kLlamaPath + "/derivatives").json();
+  const nlohmann::json& gguf = j["derivatives"][1];
+  ASSERT_EQ(gguf["id"], kGguf);
+  EXPECT_EQ(gguf["status"], "unchecked");
+  EXPECT_EQ(gguf["downloads"], 48210);
+  EXPECT_EQ(gguf["likes"], 96);
+  EXPECT_EQ(gguf["created_at"], "2024-04-18T19:58:02.000Z");
+  for (const nlohmann::json& a : gguf["advisories"]) {
+    EXPECT_EQ(a["status"], "unchecked") << a.dump();
+    EXPECT_EQ(a["last_status"], "fixed") << a.dump();
+  }
+  EXPECT_EQ(j["counts"]["checked"], 1);
+  EXPECT_EQ(j["counts"]["fixed"], 1);
+  EXPECT_EQ(j["counts"]["unchecked"], 2);
+  const nlohmann::json evicted = {{"id", "throwaway-01/Llama-spam-00001"},
+                                  {"relation", "adapter"},
+                                  {"reason", "ranked_out"},
+                                  {"detail", "ranked 201st of 1206 for 200 places"},
+                                  {"evicted_at", advisory::Rfc3339(kServerNow - 10)},
+                                  {"downloads", 0},
+                                  {"likes", 0},
+                                  {"created_at", "2026-05-01T00:00:00.000Z"}};
+  EXPECT_EQ(j["evicted"], nlohmann::json::array({evicted}));
+  // Not counted as fixed on the upstream advisory either, nor as checked by the badge.
+  EXPECT_EQ(
+      Get("/v1/vulns/" + fix1_).json()["database_specific"]["derivatives"],
+      nlohmann::json::parse(
+          R"({"fixed": 1, "lagging": 0, "diverged": 0, "not_applicable": 0, "unchecked": 1})"));
+  EXPECT_EQ(Get(kLlamaPath + "/badge?derivatives=lagging").json()["message"], "0 of 1 lagging");
 }
 
 TEST_F(DerivativesApiTest, UntrackedReposAre404AndBadIds400) {
@@ -108,9 +167,9 @@ TEST_F(DerivativesApiTest, UpstreamRecordsCarryTheirDerivativeCountsWhereverServ
   RecordThree();
   StartServer();
   const nlohmann::json counts0 = {
-      {"fixed", 1}, {"lagging", 1}, {"diverged", 0}, {"not_applicable", 0}};
+      {"fixed", 1}, {"lagging", 1}, {"diverged", 0}, {"not_applicable", 0}, {"unchecked", 0}};
   const nlohmann::json counts1 = {
-      {"fixed", 2}, {"lagging", 0}, {"diverged", 0}, {"not_applicable", 0}};
+      {"fixed", 2}, {"lagging", 0}, {"diverged", 0}, {"not_applicable", 0}, {"unchecked", 0}};
   // One record.
   const HttpResponse one = Get("/v1/vulns/" + fix0_);
   ASSERT_EQ(one.status, 200) << one.body;
@@ -163,17 +222,17 @@ TEST_F(DerivativesApiTest, TheLaggingBadgeCountsTheDerivativesThatLag) {
 
   RecordThree();
   j = ValidBadge(Get(badge));
-  EXPECT_EQ(j["message"], "1 of 3 lagging");
+  EXPECT_EQ(j["message"], "1 of 2 lagging") << "the one never read is not checked";
   EXPECT_EQ(j["color"], "orange");
   j = ValidBadge(Get(badge + "&label=forks"));
   EXPECT_EQ(j["label"], "forks");
   const HttpResponse svg = Get(kLlamaPath + "/badge.svg?derivatives=lagging");
   ASSERT_EQ(svg.status, 200);
-  EXPECT_NE(svg.body.find("1 of 3 lagging"), std::string::npos) << svg.body;
+  EXPECT_NE(svg.body.find("1 of 2 lagging"), std::string::npos) << svg.body;
 
   Record(kGguf, {{fix0_, LagStatus::kFixed}, {fix1_, LagStatus::kFixed}});
   j = ValidBadge(Get(badge));
-  EXPECT_EQ(j["message"], "0 of 3 lagging");
+  EXPECT_EQ(j["message"], "0 of 2 lagging");
   EXPECT_EQ(j["color"], "brightgreen");
 
   EXPECT_EQ(Get(kLlamaPath + "/badge?derivatives=all").status, 400);

@@ -75,6 +75,28 @@ TEST_F(HubWebhookTest, RepoScopesHintOtherScopesAndReposAreIgnored) {
   EXPECT_EQ(hints[5].first, "new-org/model");
 }
 
+// The reply and /metrics say what the scheduler did with the hint (its webhook share and gap);
+// a move naming two repos is told by the one polled soonest.
+TEST_F(HubWebhookTest, TheReplySaysWhetherThePollWasDeferredOrDropped) {
+  deps_.hub_webhook_secret = kSecret;
+  StartServer();
+  HttpResponse deferred = Send(Event("repo.content", "deferred/model"));
+  ASSERT_EQ(deferred.status, 202) << deferred.body;
+  EXPECT_EQ(deferred.json()["poll"], "deferred");
+  HttpResponse dropped = Send(Event("repo.content", "dropped/model"));
+  ASSERT_EQ(dropped.status, 202) << dropped.body;
+  EXPECT_EQ(dropped.json()["poll"], "dropped");
+  EXPECT_EQ(Send(Event("repo", "dropped/old",
+                       R"(, "movedTo": {"name": "deferred/new", "owner": {"id": "1"}})"))
+                .json()["poll"],
+            "deferred");
+  const std::string metrics = Get("/metrics").body;
+  EXPECT_NE(metrics.find("hubwatch_hub_webhooks_total{outcome=\"deferred\"} 2"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("hubwatch_hub_webhooks_total{outcome=\"dropped\"} 1"), std::string::npos)
+      << metrics;
+}
+
 TEST_F(HubWebhookTest, BadBodiesAre400AndHostileNamesNeverReachTheScheduler) {
   deps_.hub_webhook_secret = kSecret;
   StartServer();

@@ -56,6 +56,30 @@ TEST_F(ApiTest, PlanErrors) {
   EXPECT_EQ(Get("/api/v1/plan").status, 405);
 }
 
+// The card list is capped before any planning: 17 different cards, or 65 entries, answer 400
+// naming the cap; the same card named many ways is planned once.
+TEST_F(ApiTest, PlanCardListsAreCappedAndDeduplicated) {
+  StartServer();
+  const std::string config = ReadModel("meta-llama__Meta-Llama-3-8B.config.json");
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) seventeen += "c" + std::to_string(i) + "%3D80:300:1,";
+  HttpResponse r = Post("/api/v1/plan?cards=" + seventeen, config);
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("at most 16 different cards"), std::string::npos) << r.body;
+  std::string repeated;
+  for (int i = 0; i < 65; ++i) repeated += "h100,";
+  r = Post("/api/v1/plan?cards=" + repeated, config);
+  EXPECT_EQ(r.status, 400) << r.body;
+  r = Post("/api/v1/plan?cards=h100,H100-80GB,h100-80", config);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  const HttpResponse one = Post("/api/v1/plan?cards=h100", config);
+  EXPECT_EQ(r.body, one.body) << "three names of one card plan it once";
+  // More query parameters than any route takes are refused before they are decoded.
+  std::string params;
+  for (int i = 0; i < 65; ++i) params += "&x" + std::to_string(i) + "=1";
+  EXPECT_EQ(Post("/api/v1/plan?seq=1" + params, config).status, 400);
+}
+
 // 1.4 million eos ids (10 MB of config) used to answer ~300 MB, one lint per id: the reply must
 // not grow with the list. Bound: the same config's reply with one eos id, plus 4 KiB.
 TEST_F(ApiTest, PlanOfAHugeTokenIdListIsBounded) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "daemon/api/api_context.h"
@@ -113,6 +114,29 @@ TEST(QueryParams, ParsesRepeatsAndCheckedIntegers) {
   EXPECT_FALSE(QueryParams::Parse("a=%zz").ok());
 }
 
+// A batch runs each distinct query once (issue 28: 1,000 identical queries did the work 1,000
+// times); queries differing in any field are distinct, a purl and a name that parse to the same
+// query are the same.
+TEST(OsvBatch, EachDistinctQueryIsRunOnce) {
+  const std::string sha(40, 'a');
+  std::vector<OsvQuery> queries;
+  for (const char* q :
+       {R"({"commit": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})",
+        R"({"package": {"name": "org/m"}, "version": "main"})",
+        R"({"commit": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})",
+        R"({"package": {"purl": "pkg:huggingface/org/m@main"}})",
+        R"({"package": {"name": "org/m"}, "version": "v2"})",
+        R"({"commit": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "page_token": "10"})"}) {
+    Result<OsvQuery> parsed = ParseOsvQuery(nlohmann::json::parse(q), "https://huggingface.co");
+    ASSERT_TRUE(parsed.ok()) << q << ": " << parsed.error().message;
+    queries.push_back(*parsed);
+  }
+  EXPECT_EQ(FirstAsked(queries), (std::vector<size_t>{0, 1, 0, 1, 4, 5}));
+  std::vector<OsvQuery> thousand(1000, queries[0]);
+  const std::vector<size_t> first = FirstAsked(thousand);
+  EXPECT_EQ(std::count(first.begin(), first.end(), 0u), 1000);
+}
+
 TEST(Badge, PinMessagesCountOnlyAdvisableChanges) {
   Badge b = PinBadge("1a2b3c4d5e6f", {.cosmetic = 4, .behavioral = 2, .breaking = 1}, "");
   EXPECT_EQ(b.message, "3 changes since 1a2b3c4");
@@ -169,6 +193,10 @@ TEST(Badge, SvgEscapesTextAndWidensWithIt) {
   EXPECT_NE(hostile.find("&lt;a&amp;b&gt;"), std::string::npos);
   EXPECT_EQ(hostile.find('\x01'), std::string::npos);
   EXPECT_NE(hostile.find("#e05d44"), std::string::npos);
+}
+
+TEST(XmlEscape, ShowsBidiControlsAsText) {
+  EXPECT_EQ(XmlEscape("v2\xe2\x80\xae" "1v \xe2\x81\xa7x"), "v2\\u202e1v \\u2067x");
 }
 
 TEST(XmlEscape, DropsWhatXmlCannotHold) {

@@ -167,6 +167,23 @@ TEST(CliEstimate, BadInputIsOneClearLineAndExitTwo) {
                      "safetensors header");
 }
 
+// Whatever was typed, an error is one line that quotes at most about 80 bytes of it (issue 28:
+// `--set <100 KB>=1` printed 100,590 bytes).
+TEST(CliEstimate, ErrorsQuoteArgumentsClipped) {
+  const std::string huge(100'000, 'x');
+  for (const Args& args :
+       {Args{kGemma, "--set", huge + "=1"}, Args{kGemma, "--set", "cost.mfu=" + huge},
+        Args{kGemma, "--cards", huge}, Args{kGemma, "--preset", huge}, Args{kGemma, "--" + huge},
+        Args{kGemma, "--seq", huge}, Args{kGemma, huge}, Args{huge}}) {
+    const Outcome o = Estimate(args);
+    EXPECT_NE(o.code, 0);
+    // The message may list what is valid (the assumptions' names); the argument is clipped.
+    EXPECT_LT(o.err.size(), 1024u) << o.err.substr(0, 400);
+    EXPECT_EQ(o.err.find(std::string(100, huge[0])), std::string::npos) << o.err.substr(0, 400);
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line";
+  }
+}
+
 // The API caps lora_rank at 65,536; so does the CLI (the rank used to wrap the adapter count
 // to 18,446,744,073,706,930,176 with exit 0). A target the architecture lacks used to give 0
 // adapter parameters silently.

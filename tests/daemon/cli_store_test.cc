@@ -40,6 +40,7 @@ class CliStoreTest : public ::testing::Test {
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    dir_ = fs::canonical(dir_);  // the export refuses a link anywhere in its path: none of ours
     config_ = (dir_ / "hubwatch.json").string();
     std::ofstream(config_) << R"({"store": "hubwatch.db"})";
     Result<std::unique_ptr<store::Store>> store =
@@ -104,6 +105,22 @@ TEST_F(CliStoreTest, TextOutputEscapesUpstreamText) {
   EXPECT_NE(show.out.find("config\\x1b[8m.json"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("by mallory\\x1b]0;owned\\x07\n"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("      +fix \\x1b[2J"), std::string::npos) << show.out;  // the diff
+}
+
+// An error quotes at most about 80 bytes of what was typed, escaped (issue 28: `show
+// REPO@<100 KB>` printed a 100,050-byte line).
+TEST_F(CliStoreTest, ErrorsQuoteArgumentsClippedAndEscaped) {
+  const std::string huge(100'000, 'f');
+  for (const Outcome& o :
+       {Run(RunShow, {std::string(kRepo) + "@" + huge}), Run(RunShow, {huge + "@1a2b"}),
+        Run(RunChanges, {kRepo, "--kind", huge}), Run(RunChanges, {kRepo, "--since", huge}),
+        Run(RunHistory, {"--" + huge}), Run(RunShow, {std::string(kRepo) + "@\x1b[2J\xe2\x80\xae"})}) {
+    EXPECT_NE(o.code, 0);
+    EXPECT_LT(o.err.size(), 400u) << o.err.substr(0, 400);
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line";
+    EXPECT_EQ(o.err.find('\x1b'), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("\xe2\x80\xae"), std::string::npos) << o.err;
+  }
 }
 
 TEST_F(CliStoreTest, JsonOutputKeepsTheTextExactly) {
@@ -189,6 +206,59 @@ TEST_F(ExportTest, ADirectoryThatIsALinkIsRefusedUnlessAsked) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(fs::is_regular_file(real / "all.json"));
   EXPECT_EQ(Run(RunAdvisories, {"--follow-dir-symlink"}).code, 2);  // without --export
+}
+
+// A link anywhere in DIR, not only at its end: "link/sub", "link/.", "link/../x" and a dangling
+// link in the middle are refused, name the link, and create or write nothing through it.
+TEST_F(ExportTest, ALinkAnywhereInThePathIsRefusedUnlessAsked) {
+  const fs::path deep = dir_ / "deep";
+  const fs::path real = deep / "real";
+  fs::create_directories(real);
+  const fs::path link = dir_ / "osv";  // -> deep/real, so link/.. is deep, not dir_
+  fs::create_directory_symlink(real, link);
+  const fs::path dangling = dir_ / "dangling";  // -> nowhere
+  fs::create_directory_symlink(dir_ / "nowhere", dangling);
+  fs::create_directories(dir_ / "plain");
+  const std::vector<std::pair<std::string, fs::path>> refused = {
+      {link.string() + "/sub", link},         // a middle component
+      {link.string() + "/.", link},           // the last, with "/." appended
+      {link.string() + "/./", link},          //
+      {link.string() + "/sub/..", link},      // a middle one, then back out of it
+      {link.string() + "/../escaped", link},  // through the link and up: deep/escaped
+      {(dir_ / "plain" / ".." / "osv" / "x").string(), dir_ / "plain" / ".." / "osv"},
+      {dangling.string() + "/sub", dangling},  // a dangling link: its target not created
+  };
+  for (const auto& [given, component] : refused) {
+    const Outcome o = Export(given);
+    EXPECT_EQ(o.code, 2) << given << ": " << o.err;
+    EXPECT_NE(o.err.find(component.string() + " (in " + given +
+                         ") is a symbolic link; refusing to export through it"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("--follow-dir-symlink"), std::string::npos) << o.err;
+  }
+  EXPECT_TRUE(fs::is_empty(real));
+  EXPECT_EQ(std::distance(fs::directory_iterator(deep), fs::directory_iterator()), 1);  // real
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "nowhere")));
+  EXPECT_TRUE(fs::is_empty(dir_ / "plain"));
+
+  // Asked to, it follows them; a path without a link needs no flag, ".." included.
+  ASSERT_EQ(Export(link.string() + "/sub", {"--follow-dir-symlink"}).code, 0);
+  EXPECT_TRUE(fs::is_regular_file(real / "sub" / "all.json"));
+  ASSERT_EQ(Export(link.string() + "/.", {"--follow-dir-symlink"}).code, 0);
+  EXPECT_TRUE(fs::is_regular_file(real / "all.json"));
+  const Outcome up = Export(dir_ / "plain" / ".." / "new" / "." / "osv");
+  ASSERT_EQ(up.code, 0) << up.err;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "new" / "osv" / "all.json"));
+}
+
+TEST_F(ExportTest, AFileInThePathIsNotADirectory) {
+  std::ofstream(dir_ / "file") << "x";
+  const Outcome o = Export(dir_ / "file" / "sub");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find((dir_ / "file").string() + " (in "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("is not a directory"), std::string::npos) << o.err;
+  EXPECT_EQ(Read(dir_ / "file"), "x");
 }
 
 TEST_F(ExportTest, ADirectoryAtADestinationIsAnErrorNotAWriteInside) {

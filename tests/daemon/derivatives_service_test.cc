@@ -1,10 +1,14 @@
 // `hubwatch serve` following a repo's derivatives: the first round waits for the polls, then
-// stores every derivative with its statuses and publishes the lagging ones' advisories.
+// stores every derivative with its statuses and publishes the lagging ones' advisories; 1,000
+// spam children newer than the real derivatives do not keep those from being checked against
+// upstream's next fix.
 
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "tests/daemon/service_env.h"
@@ -120,6 +124,97 @@ TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurt
   std::this_thread::sleep_for(std::chrono::seconds(3));  // three intervals
   EXPECT_EQ(listings(), after_round);
   EXPECT_EQ(rounds_ended(), 1u);
+  service_->Stop();
+  EXPECT_EQ(Join(), 0);
+}
+
+// Issue 28, item 2: 1,000 throwaway children of the upstream, newer than every real derivative,
+// then a new upstream fix. Newest first, the listing's `max` (200) held only spam: the real
+// derivatives were never listed again and kept their old statuses. Now every real derivative
+// has its status on the new fix within two rounds of its publication.
+TEST_F(DerivativesServiceTest,
+       AThousandSpamChildrenLeaveEveryRealDerivativeCheckedWithinTwoRounds) {
+  captured_log_ = std::make_shared<CapturedLog>();
+  DaemonConfig config = Config({kUpstream});
+  config.repos[0].derivatives.enabled = true;  // max 200, every relation
+  config.poll.interval_s = 1;  // the Hub's listing, read every second, hints at the pushed fix
+  config.poll.reconcile_interval_s = 3600;
+  config.poll.derivatives_interval_s = 1;
+  config.poll.api_quota = 1'000'000;
+  config.poll.resolvers_quota = 1'000'000;
+  Start(config);
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  const std::set<std::string> real = {"aldercrest-ai/Llama-3-8B-Instruct-Aldercrest-SFT",
+                                      "tidewater-ml/Llama-3-8B-Instruct-Tidewater",
+                                      "larkspur-nlp/Llama-3-8B-Instruct-Larkspur-DPO",
+                                      "pinegrove-research/llama-3-8b-instruct-sql-lora",
+                                      "fernhollow-quants/Meta-Llama-3-8B-Instruct-GGUF",
+                                      "copperleaf-merges/Llama-3-8B-Instruct-Base-SLERP"};
+  auto stored = [&] {
+    auto list = OpenStore()->derivatives().List(kUpstream);
+    return list.ok() ? std::move(list).value() : std::vector<derivatives::DerivativeRecord>{};
+  };
+  for (int i = 0; i < 300 && stored().size() < real.size(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(stored().size(), real.size());
+  auto rounds = [&] {  // rounds started so far: each lists the fine-tunes first, on one page
+    size_t n = 0;
+    for (const fakehub::LoggedRequest& r : hub_->RequestLog()) {
+      n += r.path == "/api/models" && r.query.find("finetune") != std::string::npos;
+    }
+    return n;
+  };
+  auto newest_fix = [&]() -> std::string {
+    auto fixes = OpenStore()->derivatives().UpstreamFixes(kUpstream);
+    return fixes.ok() && !fixes->empty() ? fixes->back().advisory_id : "";
+  };
+  const std::string old_fix = newest_fix();
+  ASSERT_FALSE(old_fix.empty());
+
+  ASSERT_TRUE(hub_->AddSpamChildren(kUpstream, 1000, "adapter").ok());
+  const size_t at_push = rounds();  // a round started before the push cannot see the fix
+  ASSERT_TRUE(hub_->PushCommit(kUpstream,
+                               {{"generation_config.json",
+                                 R"({"bos_token_id": 128000, "eos_token_id": [128001, 128009],
+                                     "do_sample": true, "temperature": 0.5, "max_length": 4096,
+                                     "top_p": 0.9, "transformers_version": "4.40.0.dev0"})"}},
+                               "Lower the default temperature")
+                  .ok());
+  std::string fix;
+  for (int i = 0; i < 300 && (fix.empty() || fix == old_fix); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    fix = newest_fix();
+  }
+  ASSERT_NE(fix, old_fix) << "the fix was never published";
+
+  // Every real derivative current, with a status on `fix`.
+  auto unchecked = [&] {
+    std::set<std::string> left = real;
+    for (const derivatives::DerivativeRecord& r : stored()) {
+      const bool on_fix = std::any_of(r.lags.begin(), r.lags.end(),
+                                      [&](const auto& lag) { return lag.advisory_id == fix; });
+      if (r.current && on_fix) left.erase(r.id);
+    }
+    return left;
+  };
+  std::set<std::string> left = unchecked();
+  size_t after = rounds() - at_push;  // read second: a round starting in between counts
+  for (int i = 0; i < 600 && !left.empty() && after <= 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    left = unchecked();
+    after = rounds() - at_push;
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " real derivatives unchecked, e.g. "
+                            << (left.empty() ? "" : *left.begin()) << ", after " << after
+                            << " rounds started since the fix was pushed";
+  EXPECT_LE(after, 2u);
+  RecordProperty("rounds_started_after_the_push", std::to_string(after));
+  const std::vector<derivatives::DerivativeRecord> now = stored();
+  EXPECT_LE(now.size(), 200u) << "spam fills only the places left";
+  auto tally = OpenStore()->derivatives().Tally(kUpstream);
+  ASSERT_TRUE(tally.ok());
+  EXPECT_GE(tally->checked, static_cast<int64_t>(real.size()));
   service_->Stop();
   EXPECT_EQ(Join(), 0);
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/api/http_client.h"
@@ -178,6 +179,50 @@ TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
                     {{"X-Webhook-Secret", kHookSecret}})
                 .status,
             400);
+}
+
+// A holder of the webhook secret floods one repo: one poll now, one at the end of the 60 s gap,
+// every other webhook merged into those; said once in the log and counted in /metrics.
+TEST_F(HintsTest, AWebhookFloodForOneRepoPollsItOnce) {
+  service::DaemonConfig config = HintsConfig();
+  config.poll.interval_s = 3600;  // one listing round, at the start
+  config.poll.reconcile_interval_s = 3600;
+  config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
+  captured_log_ = std::make_shared<CapturedLog>();
+  Start(config);
+  WaitForFirstPolls();
+  const uint16_t port = service_->api_port();
+  const std::string payload =
+      R"({"event": {"action": "update", "scope": "repo.content"},
+          "repo": {"type": "model", "name": "meta-llama/Meta-Llama-3-8B-Instruct"}})";
+  std::map<std::string, int> said;
+  for (int i = 0; i < 150; ++i) {  // within the route's burst of 200: all accepted
+    HttpResponse r =
+        Request(port, "POST", "/api/v1/hub-webhooks", payload, {{"X-Webhook-Secret", kHookSecret}});
+    ASSERT_EQ(r.status, 202) << r.body;
+    ++said[r.json()["poll"].get<std::string>()];
+    if (i == 0) {
+      EXPECT_EQ(r.json()["poll"], "queued");
+    }
+  }
+  EXPECT_EQ(said["queued"], 1);
+  EXPECT_LE(said["deferred"], 1);
+  EXPECT_EQ(said["queued"] + said["deferred"] + said["already queued"], 150);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (RefsRequests(kLlama) < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(RefsRequests(kLlama), 1);
+  const std::string metrics = Request(port, "GET", "/metrics").body;
+  EXPECT_NE(metrics.find("hubwatch_hub_webhooks_total{outcome=\"duplicate\"} " +
+                         std::to_string(said["already queued"])),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("hubwatch_hint_polls_total{source=\"webhook\"} " +
+                         std::to_string(said["queued"] + said["deferred"])),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(captured_log_->Matching("hub webhooks: ").size(), 1u);  // at most one a minute
 }
 
 TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMiss) {

@@ -25,6 +25,20 @@ TEST(TerminalText, C1ControlsAndInvalidUtf8AreEscaped) {
   EXPECT_EQ(EscapeForTerminal("\xe2\x80"), "\\xe2\\x80");  // truncated sequence
 }
 
+// Trojan Source: an override or isolate would make "fix_eos\u202egnp.txt" read as another name.
+TEST(TerminalText, BidiControlsAreShownNotApplied) {
+  EXPECT_EQ(EscapeForTerminal("fix_eos\xe2\x80\xaegnp.exe"), "fix_eos\\u202egnp.exe");
+  EXPECT_EQ(EscapeForTerminal("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"),
+            "\\u202a\\u202b\\u202c\\u202d");
+  EXPECT_EQ(EscapeForTerminal("\xe2\x81\xa6x\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"),
+            "\\u2066x\\u2067\\u2068\\u2069");
+  EXPECT_EQ(EscapeForTerminal("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c"), "\\u200e\\u200f\\u061c");
+  // Neighbours that are not bidi controls are kept: U+2028 is escaped elsewhere as a line
+  // separator by JSON, U+200D (ZWJ) joins emoji, U+2065 is unassigned.
+  EXPECT_EQ(EscapeForTerminal("\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5"),
+            "\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5");
+}
+
 TEST(TerminalText, PrintableTextIsKept) {
   EXPECT_EQ(EscapeForTerminal("google/gemma-2-9b-it@1a2b3c4: 3 changes"),
             "google/gemma-2-9b-it@1a2b3c4: 3 changes");

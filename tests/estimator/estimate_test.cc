@@ -261,6 +261,40 @@ TEST(StoredBytes, Fp8CheckpointByDtypeAndTheHeaderThatMatchesIt) {
   EXPECT_EQ(bf16_down->stored_bytes_by_dtype, bytes) << "the reference layout does not move";
 }
 
+// A card list is capped and de-duplicated before any card is looked up or planned: a million
+// entries cost as much as 65 (issue 28: 30,000 cards in one form post cost 340 MB).
+TEST(Cards, ListsAreDeduplicatedAndCappedBeforeAnyWork) {
+  Result<std::vector<Card>> same = ParseCards("h100, H100-80GB,h100-80,a100,a100-80gb");
+  ASSERT_TRUE(same.ok()) << same.error().message;
+  ASSERT_EQ(same->size(), 2u);
+  EXPECT_EQ((*same)[0].id, "h100-80gb");
+  EXPECT_EQ((*same)[1].id, "a100-80gb");
+
+  std::string many;
+  for (int i = 0; i < 1'000'000; ++i) many += "t4,";
+  Result<std::vector<Card>> flood = ParseCards(many);
+  ASSERT_FALSE(flood.ok());
+  EXPECT_NE(flood.error().message.find("at most 64 entries"), std::string::npos)
+      << flood.error().message;
+
+  std::string distinct;
+  for (size_t i = 0; i <= kMaxCards; ++i) distinct += "c" + std::to_string(i) + "=80:300:1,";
+  Result<std::vector<Card>> seventeen = ParseCards(distinct);
+  ASSERT_FALSE(seventeen.ok());
+  EXPECT_NE(seventeen.error().message.find("at most 16 different cards"), std::string::npos);
+  distinct.resize(distinct.rfind("c16="));
+  EXPECT_TRUE(ParseCards(distinct).ok()) << "16 are allowed";
+
+  // One id, two meanings: refused rather than silently picking one.
+  Result<std::vector<Card>> twice = ParseCards("mine=80:300:1,mine=40:100:1");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("'mine' is given twice"), std::string::npos);
+  // A quoted entry is clipped, however long.
+  Result<std::vector<Card>> long_name = ParseCards(std::string(100'000, 'x'));
+  ASSERT_FALSE(long_name.ok());
+  EXPECT_LT(long_name.error().message.size(), 400u);
+}
+
 TEST(Fit, BorderlineHoldsOnTheEstimateButNotWithTheMargin) {
   const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf");
   for (const CardFit& f : e.fit) {

@@ -106,7 +106,13 @@ TEST(GgufHeader, DamagedOrHostileHeadersAreErrorsThatSayWhere) {
   be[5] = 0;
   be[6] = 0;
   be[7] = 3;  // version 3 written big-endian
-  EXPECT_NE(Message(be).find("byte-swapped"), std::string::npos);
+  EXPECT_NE(Message(be).find("byte-swapped (big-endian) GGUF file: version 3"), std::string::npos);
+  // Version 0 is no version at all, not a byte-swapped one (its low 16 bits are zero too).
+  std::string v0 = GgufWriter().String("general.architecture", "llama").Build();
+  v0[4] = v0[5] = v0[6] = v0[7] = 0;
+  EXPECT_EQ(Message(v0), Message(GgufWriter().Build(0)));
+  EXPECT_NE(Message(v0).find("GGUF version 0 (2 and 3 are read)"), std::string::npos) << Message(v0);
+  EXPECT_EQ(Message(v0).find("byte-swapped"), std::string::npos);
   EXPECT_NE(Message("FUGG" + std::string(20, '\0')).find("big-endian"), std::string::npos);
   EXPECT_NE(Message(std::string(24, 'x')).find("not a GGUF file"), std::string::npos);
   EXPECT_NE(Message(GgufWriter().Build(1)).find("version 1"), std::string::npos);

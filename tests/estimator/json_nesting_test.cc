@@ -29,6 +29,18 @@ TEST(JsonNesting, BracketsInsideStringsDoNotCount) {
   EXPECT_TRUE(JsonNestsDeeperThan("[\"a\\\\\", [[]]]", 2));  // an escaped backslash ends it
 }
 
+TEST(JsonValues, CountsElementsMembersAndContainersOutsideStrings) {
+  EXPECT_FALSE(JsonHasMoreValuesThan("0", 1));
+  EXPECT_FALSE(JsonHasMoreValuesThan("[1,2,3]", 4));  // the array and its three elements
+  EXPECT_TRUE(JsonHasMoreValuesThan("[1,2,3]", 3));
+  EXPECT_FALSE(JsonHasMoreValuesThan(R"({"a": "x,y,[z{", "b": [1]})", 4));
+  EXPECT_TRUE(JsonHasMoreValuesThan(R"({"a": "x,y,[z{", "b": [1, 2]})", 4));
+  std::string zeros = "[";
+  for (int i = 0; i < 100'000; ++i) zeros += "0,";
+  zeros += "0]";
+  EXPECT_TRUE(JsonHasMoreValuesThan(zeros, 65536));
+}
+
 TEST(JsonNesting, ConfigAndSafetensorsHeaderRefuseDeepDocuments) {
   const std::string deep = "{\"a\": " + Nested(80) + "}";
   Result<Estimate> estimate = EstimateModelFromText(deep, EstimateInput{});

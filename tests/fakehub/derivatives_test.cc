@@ -194,6 +194,71 @@ TEST(DerivativeFixtures, LoadWithTheUpstreamsAndListPerRelation) {
   EXPECT_EQ(page.size(), 2u);
 }
 
+// Issue 28: fakehub makes N throwaway children of an upstream, newer than every real derivative,
+// with none of the Hub's counts: newest first they crowd the real ones out of the listing; most
+// downloaded first they come last.
+TEST(DerivativeFixtures, SpamChildrenCrowdTheNewestFirstListingButNotTheMostDownloaded) {
+  Result<std::vector<Repo>> repos = LoadFixtureDirs({kHub, kDerivatives});
+  ASSERT_TRUE(repos.ok()) << repos.error().message;
+  HubState state({}, std::move(repos).value());
+  state.SetOrigins("http://127.0.0.1:1", "http://127.0.0.2:1");
+  FakeRequest spam;
+  spam.method = "POST";
+  spam.path = "/_fakehub/spam";
+  spam.body = json{{"upstream", kL3}, {"count", 600}, {"relation", "adapter"}}.dump();
+  FakeResponse added = state.Handle(spam);
+  ASSERT_EQ(added.status, 200) << added.body;
+  EXPECT_EQ(json::parse(added.body)["added"], 600);
+  // A second batch: new ids, another relation.
+  Result<std::vector<std::string>> more = state.AddSpamChildren(kL3, 400, "finetune");
+  ASSERT_TRUE(more.ok()) << more.error().message;
+  ASSERT_EQ(more->size(), 400u);
+  EXPECT_EQ(more->front(), "throwaway-18/Meta-Llama-3-8B-Instruct-spam-00600");
+
+  const json adapters = List(state, "filter=base_model:adapter:" + kL3 +
+                                        "&expand=createdAt&expand=downloads&expand=likes"
+                                        "&expand=siblings&sort=lastModified&limit=1000");
+  ASSERT_EQ(adapters.size(), 601u) << "600 spam and the real LoRA";
+  EXPECT_EQ(adapters.back()["id"], "pinegrove-research/llama-3-8b-instruct-sql-lora")
+      << "newest first, the real one comes last";
+  const json& first = adapters.front();
+  EXPECT_EQ(first["id"], "throwaway-17/Meta-Llama-3-8B-Instruct-spam-00599");
+  EXPECT_EQ(first["downloads"], 0);
+  EXPECT_EQ(first["likes"], 0);
+  EXPECT_GT(first["createdAt"].get<std::string>(), "2025") << "created now";
+  EXPECT_EQ(first["siblings"], json::parse(R"([{"rfilename": "README.md"}])"));
+  const json all = List(state, "filter=base_model:" + kL3 + "&sort=lastModified&limit=200");
+  EXPECT_EQ(all.size(), 200u);
+  for (const json& item : all) {
+    EXPECT_TRUE(item["id"].get<std::string>().starts_with("throwaway-")) << item["id"];
+  }
+  const json used = List(state, "filter=base_model:" + kL3 + "&sort=downloads&limit=6");
+  EXPECT_EQ(Ids(used),
+            (std::set<std::string>{"aldercrest-ai/Llama-3-8B-Instruct-Aldercrest-SFT",
+                                   "larkspur-nlp/Llama-3-8B-Instruct-Larkspur-DPO",
+                                   "tidewater-ml/Llama-3-8B-Instruct-Tidewater",
+                                   "pinegrove-research/llama-3-8b-instruct-sql-lora", kGgufRepo,
+                                   "copperleaf-merges/Llama-3-8B-Instruct-Base-SLERP"}));
+  // Each is a repo like any other: its own info, its files.
+  FakeRequest info;
+  info.method = "GET";
+  info.path = "/api/models/" + more->back();
+  info.query = "expand=tags&expand=downloads";
+  FakeResponse r = state.Handle(info);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["tags"],
+            json::parse(R"(["base_model:meta-llama/Meta-Llama-3-8B-Instruct",
+                "base_model:finetune:meta-llama/Meta-Llama-3-8B-Instruct", "region:us"])"));
+  // Refused: an unknown relation, no upstream, a repo added twice.
+  spam.body = json{{"upstream", kL3}, {"relation", "sibling"}}.dump();
+  EXPECT_EQ(state.Handle(spam).status, 400);
+  spam.body = "{}";
+  EXPECT_EQ(state.Handle(spam).status, 400);
+  std::vector<Repo> again = LoadFixtureDirs({kDerivatives}).value();
+  EXPECT_FALSE(state.AddRepos(std::move(again)).ok());
+  EXPECT_EQ(state.repo_count(), 15u + 1000u);
+}
+
 // What tests/fixtures/hub-derivatives/README.md says each repo copied, checked on the bytes.
 TEST(DerivativeFixtures, CopiedFilesAreTheUpstreamBytesTheReadmeSays) {
   Result<std::vector<Repo>> repos = LoadFixtureDirs({kHub, kDerivatives});

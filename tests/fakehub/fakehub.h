@@ -4,8 +4,8 @@
 // and benchmarks. Two Boost.Beast listeners: the Hub (API, resolve, resolve-cache, raw) and a
 // "CDN" on another loopback address that serves LFS content behind signed-looking URLs.
 // Everything a test needs is in-process: fault rules, repo mutations (super-squash, delete,
-// gate, rename), the request log, the replay clock. The same controls are on the wire under
-// /_fakehub/ for the fakehub executable.
+// gate, rename), spam children of a repo, the request log, the replay clock. The same controls
+// are on the wire under /_fakehub/ for the fakehub executable.
 //
 // Change hints: GET /api/models speaks the Hub's listing (camelCase sort keys, descending only,
 // expand[], an opaque keyset cursor in Link; listing.cc), optional background churn makes the
@@ -159,6 +159,13 @@ class FakeHub {
   void ResetRateLimits();
   void SetRelativeLinks(bool relative);
   size_t repo_count() const;
+  // Serves `repos` from now on (new ids only; else InvalidInput and none is added). No webhook.
+  Status AddRepos(std::vector<Repo> repos);
+  // `count` throwaway children of `upstream` tagged base_model:{relation}:{upstream}, with no
+  // downloads or likes, the newest dated now (synthetic.h, GenerateSpamChildren); their ids.
+  // Also POST /_fakehub/spam {"upstream": ID, "count": N, "relation": R}.
+  Result<std::vector<std::string>> AddSpamChildren(const std::string& upstream, int count,
+                                                   const std::string& relation = "adapter");
 
   void Stop();
 

@@ -1,8 +1,11 @@
 // fakehub's control surface: fault rules (in-process and POST /_fakehub/faults), repo
-// mutations (super-squash, delete, gate, disable, rename), the request log and the replay clock.
+// mutations (super-squash, delete, gate, disable, rename), spam children (POST /_fakehub/spam
+// {"upstream": ID, "count": N, "relation": "adapter"}), the request log and the replay clock.
 // Pushes (POST /_fakehub/repos/{id}/commit) are in hub_events.cc.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside <regex> under -fsanitize (GCC PR 105562).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -16,6 +19,7 @@
 
 #include "tests/fakehub/hashing.h"
 #include "tests/fakehub/hub_state.h"
+#include "tests/fakehub/synthetic.h"
 
 namespace hubwatch::fakehub {
 namespace {
@@ -187,6 +191,7 @@ FakeResponse HubState::Control(const FakeRequest& request) {
   if (p.starts_with("/_fakehub/repos/") && p.ends_with("/commit") && m == "POST") {
     return PushControl(request);
   }
+  if (p == "/_fakehub/spam" && m == "POST") return SpamControl(request);
   if (p == "/_fakehub/rate-limits/reset" && m == "POST") {
     window_counts_.clear();
     return PlainJson(200, json{{"reset", true}});
@@ -291,6 +296,71 @@ void HubState::SetRelativeLinks(bool relative) {
 size_t HubState::repo_count() const {
   std::lock_guard lock(mutex_);
   return repos_.size();
+}
+
+Status HubState::AddRepos(std::vector<Repo> repos) {
+  std::lock_guard lock(mutex_);
+  return AddReposLocked(std::move(repos));
+}
+
+Status HubState::AddReposLocked(std::vector<Repo> repos) {
+  std::set<std::string> ids;
+  for (const Repo& r : repos_) ids.insert(r.id);
+  for (const Repo& r : repos) {
+    if (!ids.insert(r.id).second) return Error::InvalidInput("repo " + r.id + " is served already");
+  }
+  for (Repo& repo : repos) {
+    for (const Commit& c : repo.commits) {
+      for (const auto& [path, blob] : *c.files) {
+        if (blob->is_lfs()) blobs_by_sha256_[blob->sha256] = blob;
+      }
+    }
+    notified_head_.push_back(MainHead(repo));  // added, not pushed: no webhook
+    repos_.push_back(std::move(repo));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> HubState::AddSpamChildren(const std::string& upstream, int count,
+                                                           const std::string& relation) {
+  std::lock_guard lock(mutex_);
+  if (count < 1 || count > 100000) return Error::InvalidInput("spam: count must be 1..100000");
+  if (relation != "finetune" && relation != "adapter" && relation != "quantized" &&
+      relation != "merge") {
+    return Error::InvalidInput("spam: unknown relation \"" + relation + "\"");
+  }
+  SpamOptions options;
+  options.upstream = upstream;
+  options.count = count;
+  options.relation = relation;
+  options.time = CommitNow() - (count - 1);  // the newest now: every one visible at once
+  options.first_serial = spam_serial_;
+  std::vector<Repo> spam = GenerateSpamChildren(options);
+  std::vector<std::string> ids;
+  for (const Repo& r : spam) ids.push_back(r.id);
+  if (Status s = AddReposLocked(std::move(spam)); !s.ok()) return s.error();
+  spam_serial_ += count;
+  return ids;
+}
+
+FakeResponse HubState::SpamControl(const FakeRequest& request) {
+  json body = json::parse(request.body, nullptr, false);
+  if (!body.is_object() || !body.contains("upstream") || !body["upstream"].is_string()) {
+    return JsonError(400, "", "spam: {\"upstream\": ID, \"count\": N, \"relation\": R}");
+  }
+  const int count =
+      body.contains("count") && body["count"].is_number_integer()
+          ? static_cast<int>(std::clamp<int64_t>(body["count"].get<int64_t>(), 0, 1000000))
+          : 1000;
+  const std::string relation = body.contains("relation") && body["relation"].is_string()
+                                   ? body["relation"].get<std::string>()
+                                   : "adapter";
+  mutex_.unlock();  // Control runs with the lock held; AddSpamChildren takes it
+  Result<std::vector<std::string>> ids =
+      AddSpamChildren(body["upstream"].get<std::string>(), count, relation);
+  mutex_.lock();
+  if (!ids.ok()) return JsonError(400, "", ids.error().message);
+  return PlainJson(200, json{{"added", ids->size()}, {"first", ids->front()}});
 }
 
 }  // namespace hubwatch::fakehub

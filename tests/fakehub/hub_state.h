@@ -79,6 +79,13 @@ class HubState {
   void ResetRateLimits();
   void SetRelativeLinks(bool relative);
   size_t repo_count() const;
+  // Serves `repos` from now on, beside the others (ids must be new). InvalidInput when one is
+  // served already; then none is added.
+  Status AddRepos(std::vector<Repo> repos);
+  // `count` spam children of `upstream` (synthetic.h, GenerateSpamChildren), the newest dated
+  // now; their ids.
+  Result<std::vector<std::string>> AddSpamChildren(const std::string& upstream, int count,
+                                                   const std::string& relation);
 
   // Webhooks (hub_events.cc). The sink receives each payload, in order; nullptr = none. Tick()
   // notices heads that moved on the replay clock (the server calls it every 50 ms). AppendLog()
@@ -119,6 +126,9 @@ class HubState {
 
   // listing.cc
   FakeResponse ListModels(const FakeRequest& request, const Query& query, bool authenticated);
+
+  Status AddReposLocked(std::vector<Repo> repos);
+  FakeResponse SpamControl(const FakeRequest& request);
 
   // hub_events.cc (all REQUIRE mutex_ held)
   FakeResponse PushControl(const FakeRequest& request);
@@ -173,6 +183,7 @@ class HubState {
   std::vector<ChurnRepo> churn_pool_;
   std::function<void(std::string)> webhook_sink_;
   std::vector<int> notified_head_;  // per repos_ index: main's head last reported, or -1
+  int spam_serial_ = 0;             // the next spam child's serial
 };
 
 // Helpers shared by the hub_*.cc files.

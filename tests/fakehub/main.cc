@@ -52,7 +52,9 @@ int Usage(const std::string& why) {
             << "                  sent to a 127.0.0.0/8 URL with X-Webhook-Secret\n"
             << "  --public-hub-url, --public-cdn-url URL   origins of TLS fronts before the\n"
             << "                  listeners (https://127.0.0.1:PORT): absolute links use them\n"
-            << "  push a commit:  POST /_fakehub/repos/NS/NAME/commit {\"files\": {...}}\n";
+            << "  push a commit:  POST /_fakehub/repos/NS/NAME/commit {\"files\": {...}}\n"
+            << "  spam children:  POST /_fakehub/spam {\"upstream\": ID, \"count\": N,\n"
+            << "                  \"relation\": \"adapter\"} (no downloads or likes, dated now)\n";
   return 2;
 }
 

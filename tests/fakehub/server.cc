@@ -351,5 +351,10 @@ void FakeHub::AdvanceReplayClock(std::chrono::seconds by) { state_->AdvanceRepla
 void FakeHub::ResetRateLimits() { state_->ResetRateLimits(); }
 void FakeHub::SetRelativeLinks(bool relative) { state_->SetRelativeLinks(relative); }
 size_t FakeHub::repo_count() const { return state_->repo_count(); }
+Status FakeHub::AddRepos(std::vector<Repo> repos) { return state_->AddRepos(std::move(repos)); }
+Result<std::vector<std::string>> FakeHub::AddSpamChildren(const std::string& upstream, int count,
+                                                          const std::string& relation) {
+  return state_->AddSpamChildren(upstream, count, relation);
+}
 
 }  // namespace hubwatch::fakehub

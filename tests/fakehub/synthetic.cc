@@ -107,4 +107,30 @@ std::vector<Repo> GenerateSyntheticRepos(const SyntheticOptions& options) {
   return repos;
 }
 
+std::vector<Repo> GenerateSpamChildren(const SpamOptions& options) {
+  std::vector<Repo> repos;
+  const std::string name = options.upstream.substr(options.upstream.find('/') + 1);
+  for (int i = 0; i < options.count; ++i) {
+    const int serial = options.first_serial + i;
+    char id[160];
+    std::snprintf(id, sizeof id, "throwaway-%02d/%s-spam-%05d", serial % 97, name.c_str(), serial);
+    Repo meta;
+    meta.id = id;
+    const std::string date = FormatIsoTime(options.time + i);
+    meta.created_at = date;
+    meta.library_name = options.relation == "adapter" ? "peft" : "transformers";
+    meta.tags = {"base_model:" + options.upstream,
+                 "base_model:" + options.relation + ":" + options.upstream, "region:us"};
+    RepoBuilder builder(std::move(meta));
+    RepoBuilder::CommitSpec spec;
+    spec.title = "Upload";
+    spec.authors = {"throwaway"};
+    spec.date = date;
+    for (const auto& [path, text] : options.files) spec.add[path] = MakeInlineBlob(text);
+    (void)builder.AddCommit(std::move(spec));
+    repos.push_back(std::move(builder).Build());
+  }
+  return repos;
+}
+
 }  // namespace hubwatch::fakehub

@@ -9,6 +9,7 @@
 // > 0, a virtual model.safetensors; later ones change config.json), plus `extra_files` small files
 // in the first commit. Deterministic for given options.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,22 @@ struct SyntheticOptions {
 };
 
 std::vector<Repo> GenerateSyntheticRepos(const SyntheticOptions& options);
+
+// N throwaway "derivatives" of `upstream`, as an attacker makes them to crowd the real ones out
+// of the Hub's listing: tagged base_model:{upstream} and base_model:{relation}:{upstream}, with
+// no downloads, no likes, created and committed at `time` - serial s at time + s - first_serial,
+// so they are newer than anything before them and list newest first. Ids
+// "throwaway-XX/{upstream's name}-spam-NNNNN" (XX: s % 97, NNNNN: the serial). Each holds
+// `files` (path -> text) in one commit. Deterministic for given options.
+struct SpamOptions {
+  std::string upstream;
+  int count = 1000;
+  std::string relation = "adapter";  // finetune, adapter, quantized or merge
+  int64_t time = 0;                  // Unix seconds
+  int first_serial = 0;              // of the first; a second batch starts after the first
+  std::map<std::string, std::string> files = {{"README.md", "# a copy\n"}};
+};
+std::vector<Repo> GenerateSpamChildren(const SpamOptions& options);
 
 // The repo count of each of `owners` owners for `repos` repos (Zipf, each >= 1, descending,
 // summing to `repos`). REQUIRES 0 < owners <= repos.

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "hubwatch/version.h"
+#include "tests/estimator/gguf_writer.h"
 #include "tests/hub/hub_test_env.h"
 #include "tracker/hub/client.h"
 
@@ -320,10 +321,43 @@ TEST_F(FaultsTest, HugeSafetensorsHeaderClaimIsRefused) {
                                    "model-00001-of-00004.safetensors", cb);
   });
   ASSERT_FALSE(info.ok());
-  EXPECT_EQ(info.error().kind, HubErrorKind::kProtocol);
+  EXPECT_EQ(info.error().kind, HubErrorKind::kInvalidFile);
+  EXPECT_EQ(info.error().ToString().find("protocol"), std::string::npos)
+      << "a bad file is not a wire error: " << info.error().ToString();
   EXPECT_NE(info.error().detail.find("10000000000"), std::string::npos) << info.error().detail;
   EXPECT_EQ(client().accounting().Requests(RequestKind::kRangeRead), 2u)
       << "Hub hop + CDN, no second read";
+}
+
+// A .gguf whose bytes arrive intact but are not a GGUF file of a version we read is an invalid
+// file, said as such: not a wire error with the 206 that carried it, and an empty file (which
+// no Range from 0 can satisfy: 416) is "empty", not "range not satisfiable".
+TEST_F(FaultsTest, BadGgufFilesAreInvalidFilesNotWireErrors) {
+  Client(kToken);
+  std::string v0 = hubwatch::testing::GgufWriter().String("general.architecture", "llama").Build();
+  v0[4] = v0[5] = v0[6] = v0[7] = 0;
+  ASSERT_TRUE(hub_->PushCommit("google/gemma-2-9b-it", {{"empty.gguf", ""}, {"v0.gguf", v0}},
+                               "bad GGUF files")
+                  .ok());
+  auto read = [&](const std::string& path) {
+    return Await<GgufMetadataInfo>(io_, [&](auto cb) {
+             client().ReadGgufMetadata("google/gemma-2-9b-it", "main", path, cb);
+           })
+        .first;
+  };
+  HubResult<GgufMetadataInfo> empty = read("empty.gguf");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().kind, HubErrorKind::kInvalidFile);
+  EXPECT_EQ(empty.error().http_status, 0);
+  EXPECT_NE(empty.error().ToString().find("invalid file: the file is empty"), std::string::npos)
+      << empty.error().ToString();
+  HubResult<GgufMetadataInfo> version0 = read("v0.gguf");
+  ASSERT_FALSE(version0.ok());
+  EXPECT_EQ(version0.error().kind, HubErrorKind::kInvalidFile);
+  EXPECT_NE(version0.error().ToString().find("invalid file: GGUF"), std::string::npos)
+      << version0.error().ToString();
+  EXPECT_NE(version0.error().detail.find("version 0"), std::string::npos);
+  EXPECT_EQ(version0.error().detail.find("byte-swapped"), std::string::npos);
 }
 
 TEST_F(FaultsTest, IgnoredRangeIsCutOffNotDownloaded) {

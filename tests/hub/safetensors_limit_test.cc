@@ -89,13 +89,14 @@ class SafetensorsLimitTest : public HubTest {
     return out;
   }
 
-  // A refusal from the first read's prefix: a protocol error naming the claim and the limit,
+  // A refusal from the first read's prefix: an invalid file naming the claim and the limit,
   // one CDN read of bytes 0-100000 and nothing more.
   void ExpectRefusedFromThePrefix(const std::string& path, uint64_t claim, uint64_t limit) {
     SCOPED_TRACE(path);
     auto [info, stats] = Read(path);
     ASSERT_FALSE(info.ok());
-    EXPECT_EQ(info.error().kind, HubErrorKind::kProtocol);
+    EXPECT_EQ(info.error().kind, HubErrorKind::kInvalidFile);
+    EXPECT_EQ(info.error().http_status, 0) << "the exchange succeeded; the file is bad";
     EXPECT_NE(info.error().detail.find("safetensors header: declared header length " +
                                        std::to_string(claim) + " bytes exceeds the limit of " +
                                        std::to_string(limit)),

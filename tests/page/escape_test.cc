@@ -37,6 +37,21 @@ TEST(EscapeTest, MarkdownNeitherStartsHtmlNorMarkup) {
   EXPECT_EQ(out.find('\n'), std::string::npos);
 }
 
+// Trojan Source: a right-to-left override in a commit title or file name is shown as text in
+// every page context, never applied.
+TEST(EscapeTest, BidiControlsAreShownAsText) {
+  const std::string title = "fix\xe2\x80\xaeTXT.exe \xe2\x81\xa6iso\xe2\x81\xa9 \xe2\x80\x8fmark";
+  EXPECT_EQ(Html(title), "fix\\u202eTXT.exe \\u2066iso\\u2069 \\u200fmark");
+  std::string md;
+  AppendMarkdown(md, title);
+  EXPECT_EQ(md, "fix\\\\u202eTXT.exe \\\\u2066iso\\\\u2069 \\\\u200fmark");
+  EXPECT_EQ(CleanText(title), Html(title));
+  for (const std::string& out : {Html(title), md, CleanText(title)}) {
+    EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos);
+    EXPECT_EQ(out.find("\xe2\x81"), std::string::npos);
+  }
+}
+
 TEST(EscapeTest, CodeBlocksAreFencedLongerThanTheirBackticks) {
   Document doc;
   doc.h1 = "t";

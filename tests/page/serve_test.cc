@@ -141,5 +141,29 @@ TEST_F(PageServeTest, PlanFormEstimatesOrKeepsTheTextWithTheReason) {
   EXPECT_EQ(Post("/plan", "config=x&lora_rank=0", form_type).status, 400);
 }
 
+// The form echoes what was posted: every field but the config is held to 1 KiB before any work,
+// so the page stays small whatever the post (issue 28: 30,000 cards built a 131 MB reply).
+TEST_F(PageServeTest, PlanFormFieldsAreBoundedBeforeAnyWork) {
+  const Headers form_type = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  std::string cards;
+  while (cards.size() < (1u << 20)) cards += "a100-80gb,h100,";
+  HttpResponse r = Post("/plan", "config=%7B%7D&cards=" + cards, form_type);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.body.find("the cards field is longer than 1024 bytes"), std::string::npos);
+  EXPECT_LT(r.body.size(), 64u << 10) << "the echo is cut, not the whole list";
+  // Within the field limit, a long list is refused at its cap (64 entries).
+  cards.resize(1000);
+  cards.resize(cards.rfind(','));
+  r = Post("/plan", "config=%7B%7D&cards=" + cards, form_type);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("at most 64 entries"), std::string::npos);
+  // 100,000 empty fields are refused before they are decoded.
+  std::string fields = "config=%7B%7D";
+  for (int i = 0; i < 100'000; ++i) fields += "&a";
+  r = Post("/plan", fields, form_type);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("more than 64 parameters"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hubwatch::page::testing

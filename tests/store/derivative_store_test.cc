@@ -344,11 +344,12 @@ TEST_F(DerivativeStoreTest, CountsByAdvisoryAndTheTallyByDerivative) {
   Result<DerivativeTally> tally = derivatives().Tally(kUpstream);
   ASSERT_TRUE(tally.ok()) << tally.error().message;
   EXPECT_EQ(tally->derivatives, 5);
-  EXPECT_EQ(tally->checked, 5);
+  EXPECT_EQ(tally->checked, 4);
   EXPECT_EQ(tally->lagging, 1);
   EXPECT_EQ(tally->diverged, 1);
   EXPECT_EQ(tally->fixed, 1);
-  EXPECT_EQ(tally->not_applicable, 2);  // d/adapter, and e/unread with no lags
+  EXPECT_EQ(tally->not_applicable, 1);  // d/adapter
+  EXPECT_EQ(tally->unchecked, 1);       // e/unread: never read
 
   Result<std::vector<derivatives::DerivativeRecord>> list = derivatives().List(kUpstream);
   ASSERT_TRUE(list.ok());
@@ -363,7 +364,7 @@ TEST_F(DerivativeStoreTest, CountsByAdvisoryAndTheTallyByDerivative) {
 
 TEST_F(DerivativeStoreTest, MarkListedTouchesOnlyListedAtAndUntrackingTakesEverything) {
   Record(Check(kGguf, kHead1, {{"x_HUBWATCH-a1-0", LagStatus::kLagging}}), 2000);
-  ASSERT_TRUE(derivatives().MarkListed(kUpstream, {kGguf, "not/stored"}, 9000).ok());
+  ASSERT_TRUE(derivatives().MarkListed(kUpstream, {{kGguf}, {"not/stored"}}, 9000).ok());
   const derivatives::DerivativeRecord r = GetOrDie(kGguf);
   EXPECT_EQ(r.listed_at, 9000);
   EXPECT_EQ(r.checked_at, 1000);
@@ -376,6 +377,109 @@ TEST_F(DerivativeStoreTest, MarkListedTouchesOnlyListedAtAndUntrackingTakesEvery
   EXPECT_EQ(Count("SELECT COUNT(*) FROM derivative_lags"), 0);
   EXPECT_EQ(Count("SELECT COUNT(*) FROM advisories"), 0);
   EXPECT_EQ(Count("SELECT COUNT(*) FROM outbox"), 0);
+}
+
+// Issue 28: a derivative that was not checked again after upstream published a newer fix keeps
+// its old statuses as a record, but they are no longer counted: unchecked, never fixed.
+TEST_F(DerivativeStoreTest, StatusesOlderThanUpstreamsNewestFixAreUncheckedNotFixed) {
+  const AdvisoryLag a1_fixed{"x_HUBWATCH-a1-0", LagStatus::kFixed};
+  Record(Check("a/fixed", kHead1, {a1_fixed}), 2000);
+  Record(Check("b/lagging", kHead1, {{"x_HUBWATCH-a1-0", LagStatus::kLagging}}), 2000);
+  EXPECT_TRUE(GetOrDie("a/fixed").current);
+  EXPECT_EQ(GetOrDie("a/fixed").fixes_through, *derivatives().NewestFixSeq(kUpstream));
+  EXPECT_EQ(derivatives().Tally(kUpstream)->fixed, 1);
+
+  // The held tokenizer fix is published: the newest fix now, checked by neither.
+  const int64_t before = *derivatives().NewestFixSeq(kUpstream);
+  ASSERT_TRUE(store_->advisories().PublishSettled(kUpstream, 5000).ok());
+  const int64_t newest = *derivatives().NewestFixSeq(kUpstream);
+  EXPECT_GT(newest, before);
+  const derivatives::DerivativeRecord stale = GetOrDie("a/fixed");
+  EXPECT_FALSE(stale.current);
+  ASSERT_EQ(stale.lags.size(), 1u);
+  EXPECT_EQ(stale.lags[0].status, LagStatus::kFixed) << "the record of the last check stays";
+  Result<DerivativeTally> tally = derivatives().Tally(kUpstream);
+  ASSERT_TRUE(tally.ok()) << tally.error().message;
+  EXPECT_EQ(tally->derivatives, 2);
+  EXPECT_EQ(tally->checked, 0);
+  EXPECT_EQ(tally->fixed, 0);
+  EXPECT_EQ(tally->lagging, 0);
+  EXPECT_EQ(tally->unchecked, 2);
+  const derivatives::LagCounts a1 =
+      derivatives().CountsByAdvisory(kUpstream)->at("x_HUBWATCH-a1-0");
+  EXPECT_EQ(a1.fixed, 0);
+  EXPECT_EQ(a1.lagging, 0);
+  EXPECT_EQ(a1.unchecked, 2);
+
+  // A check classified before the fix was published does not cover it, even recorded after.
+  DerivativeCheck late = Check("a/fixed", kHead2, {a1_fixed}, 6000);
+  late.fixes_through = before;
+  Record(late, 6000);
+  EXPECT_FALSE(GetOrDie("a/fixed").current);
+  // Its stored facets classified against every fix (a round that found its head unmoved).
+  ASSERT_TRUE(
+      derivatives()
+          .MarkListed(
+              kUpstream,
+              {{"a/fixed", derivatives::Signals{12, 3, "2024-04-18T05:41:09.000Z"}, newest}}, 7000)
+          .ok());
+  const derivatives::DerivativeRecord again = GetOrDie("a/fixed");
+  EXPECT_TRUE(again.current);
+  EXPECT_EQ(again.listed_at, 7000);
+  EXPECT_EQ(again.signals, (derivatives::Signals{12, 3, "2024-04-18T05:41:09.000Z"}));
+  EXPECT_EQ(derivatives().Tally(kUpstream)->fixed, 1);
+  EXPECT_EQ(derivatives().Tally(kUpstream)->unchecked, 1);
+  // A failed check keeps what the kept lags covered; signals are set only when given.
+  DerivativeCheck failed = Check("a/fixed", kHead2, {}, 8000);
+  failed.error = "503";
+  failed.fixes_through = newest + 100;
+  Record(failed, 8000);
+  EXPECT_EQ(GetOrDie("a/fixed").fixes_through, newest);
+  EXPECT_EQ(GetOrDie("a/fixed").signals.downloads, 12);
+  // Withdrawn, the newest fix no longer counts: b/lagging's old check is current again.
+  Exec("UPDATE advisories SET withdrawn = '2026-02-01T00:00:00Z' WHERE id = 'x_HUBWATCH-d4-0'");
+  EXPECT_TRUE(GetOrDie("b/lagging").current);
+}
+
+TEST_F(DerivativeStoreTest, AnEvictionForgetsTheDerivativeAndKeepsWhyForTheNewestHundred) {
+  Record(Check(kGguf, kHead1, {{"x_HUBWATCH-a1-0", LagStatus::kLagging}}), 2000);
+  const std::string own = advisory::DerivativeAdvisoryId(kGguf, "x_HUBWATCH-a1-0");
+  derivatives::Eviction e{.id = kGguf,
+                          .relation = Relation::kQuantized,
+                          .reason = derivatives::EvictionReason::kRankedOut,
+                          .detail = "ranked 201st of 1006 for 200 places",
+                          .signals = {0, 0, "2026-05-01T00:00:00.000Z"}};
+  ASSERT_TRUE(derivatives().evictions().Evict(kUpstream, {e}, 3000).ok());
+  EXPECT_FALSE(derivatives().Get(kUpstream, kGguf)->has_value());
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM derivative_lags"), 0);
+  AdvisoryOrDie(own);  // published, it stays
+  Result<std::vector<derivatives::Eviction>> recent =
+      derivatives().evictions().Recent(kUpstream, 10);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_EQ(recent->size(), 1u);
+  EXPECT_EQ((*recent)[0].id, kGguf);
+  EXPECT_EQ((*recent)[0].relation, Relation::kQuantized);
+  EXPECT_EQ((*recent)[0].reason, derivatives::EvictionReason::kRankedOut);
+  EXPECT_EQ((*recent)[0].detail, e.detail);
+  EXPECT_EQ((*recent)[0].signals, e.signals);
+  EXPECT_EQ((*recent)[0].evicted_at, 3000);
+
+  std::vector<derivatives::Eviction> many;
+  for (int i = 0; i < 150; ++i) {
+    derivatives::Eviction spam = e;
+    spam.id = "spam/copy-" + std::to_string(i);
+    spam.reason = derivatives::EvictionReason::kNotFound;
+    many.push_back(spam);
+  }
+  ASSERT_TRUE(derivatives().evictions().Evict(kUpstream, many, 4000).ok());
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM derivative_evictions"), DerivativeEvictions::kKept);
+  recent = derivatives().evictions().Recent(kUpstream, 1000);
+  ASSERT_EQ(recent->size(), static_cast<size_t>(DerivativeEvictions::kKept));
+  EXPECT_EQ(recent->front().id, "spam/copy-149") << "the newest first";
+  EXPECT_EQ(recent->back().id, "spam/copy-50");
+  EXPECT_TRUE(derivatives().evictions().Recent("other/repo", 10)->empty());
+  ASSERT_TRUE(store_->repos().RemoveRepo(kUpstream).ok());
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM derivative_evictions"), 0);
 }
 
 }  // namespace

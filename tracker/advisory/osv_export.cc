@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "tracker/diff/json_text.h"
 #include "tracker/diff/terminal_text.h"
@@ -17,13 +16,16 @@ namespace {
 
 constexpr size_t kMaxIdBytes = 128;
 
-// A name for messages: escaped for the terminal, at most ~80 bytes.
-std::string Shown(std::string_view text) {
-  return diff::CutText(diff::EscapeForTerminal(text), 80);
+// A name for messages: escaped for the terminal, at most ~80 bytes; a path gets ~160, as the
+// configuration's messages give paths (their end names what is meant).
+std::string Shown(std::string_view text, size_t max = 80) {
+  return diff::CutText(diff::EscapeForTerminal(text), max);
 }
+std::string ShownPath(std::string_view path) { return Shown(path, 160); }
 
 Error Errno(std::string_view doing, const std::string& what) {
-  return Error::Io(std::string(doing) + " " + Shown(what) + ": " + std::strerror(errno));
+  const int error = errno;  // before anything below can change it
+  return Error::Io(std::string(doing) + " " + ShownPath(what) + ": " + std::strerror(error));
 }
 
 // Closes a file descriptor when it goes out of scope.
@@ -36,6 +38,17 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  // Closes the one held (if any) and holds `fd`.
+  void Reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+  // Gives the descriptor up to the caller.
+  int Release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
   // Closes now, reporting the result (a write error can surface only here).
   int Close() {
     const int rc = ::close(fd_);
@@ -47,35 +60,62 @@ class Fd {
   int fd_;
 };
 
-// "DIR/" names what "DIR" names, but resolves a symbolic link at DIR: drop trailing slashes.
-std::string WithoutTrailingSlashes(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
-}
-
-Result<int> OpenDirectory(const std::string& dir, bool follow_dir_symlink) {
-  std::error_code ec;
-  const auto status = std::filesystem::symlink_status(dir, ec);
-  if (!ec && std::filesystem::is_symlink(status) && !follow_dir_symlink) {
-    return Error::InvalidInput(Shown(dir) +
+// Why `name` (in the directory `parent_fd`; `prefix`: DIR up to it) could not be opened as a
+// directory (`error`: open's errno). open(O_NOFOLLOW | O_DIRECTORY) says ENOTDIR or ELOOP for a
+// link, so the component itself is looked at.
+Error ComponentError(int error, int parent_fd, const std::string& name, const std::string& dir,
+                     const std::string& prefix, bool follow_dir_symlink) {
+  struct stat st {};
+  const bool link =
+      ::fstatat(parent_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const std::string where =
+      prefix == trimmed ? ShownPath(dir) : ShownPath(prefix) + " (in " + ShownPath(dir) + ")";
+  if (link && !follow_dir_symlink) {
+    return Error::InvalidInput(where +
                                " is a symbolic link; refusing to export through it (pass "
                                "--follow-dir-symlink to allow it)");
   }
-  if (ec || !std::filesystem::exists(status)) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return Error::Io("creating " + Shown(dir) + ": " + ec.message());
-  }
-  // The check above names the problem; O_NOFOLLOW is what holds if DIR changes meanwhile.
-  const int fd = ::open(dir.c_str(),
-                        O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_dir_symlink ? 0 : O_NOFOLLOW));
-  if (fd < 0) {
-    if (errno == ELOOP) {
-      return Error::InvalidInput(Shown(dir) + " is a symbolic link; refusing to export through it");
+  if (error == ENOTDIR) return Error::InvalidInput(where + " is not a directory");
+  return Error::Io("opening " + where + ": " + std::strerror(error));
+}
+
+// Opens DIR one component at a time, each relative to the one before (openat), creating the
+// missing ones (mkdirat). Without follow_dir_symlink every component is opened with O_NOFOLLOW:
+// a symbolic link anywhere in DIR - first, in the middle, last, before "/." or "/.." - is
+// refused, and nothing is created through it, even if the link is swapped in meanwhile.
+// ".." is the parent of the directory opened so far (never a link); "." and "//" are skipped.
+Result<int> OpenDirectory(const std::string& dir, bool follow_dir_symlink) {
+  if (dir.empty()) return Error::InvalidInput("the export directory is empty");
+  const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_dir_symlink ? 0 : O_NOFOLLOW);
+  const bool absolute = dir.front() == '/';
+  int fd = ::open(absolute ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("opening", absolute ? "/" : ".");
+  Fd current(fd);
+  std::string prefix = absolute ? "/" : "";
+  for (size_t start = 0; start < dir.size();) {
+    size_t end = dir.find('/', start);
+    if (end == std::string::npos) end = dir.size();
+    const std::string name = dir.substr(start, end - start);
+    start = end + 1;
+    if (name.empty() || name == ".") continue;
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+    prefix += name;
+    int next = ::openat(current.get(), name.c_str(), flags);
+    if (next < 0 && errno == ENOENT) {
+      if (::mkdirat(current.get(), name.c_str(), 0755) != 0 && errno != EEXIST) {
+        const int error = errno;
+        return Error::Io("creating " + ShownPath(prefix) + ": " + std::strerror(error));
+      }
+      next = ::openat(current.get(), name.c_str(), flags);  // what is there now, link or not
     }
-    if (errno == ENOTDIR) return Error::InvalidInput(Shown(dir) + " is not a directory");
-    return Errno("opening", dir);
+    if (next < 0) {
+      return ComponentError(errno, current.get(), name, dir, prefix, follow_dir_symlink);
+    }
+    current.Reset(next);
   }
-  return fd;
+  return current.Release();
 }
 
 // Writes `content` to dir/name: a new temporary file beside it, fsync, rename over the name.
@@ -92,8 +132,9 @@ Status WriteFileAt(int dir_fd, const std::string& dir, const std::string& name,
   if (fd < 0) return Errno("creating a file in", dir);
   Fd file(fd);
   auto fail = [&](std::string_view doing) {  // names are exportable ids: short and plain
-    Error e = Error::Io(std::string(doing) + " " + name + " in " + Shown(dir) + ": " +
-                        std::strerror(errno));
+    const int error = errno;
+    Error e = Error::Io(std::string(doing) + " " + name + " in " + ShownPath(dir) + ": " +
+                        std::strerror(error));
     ::unlinkat(dir_fd, temp.c_str(), 0);
     return e;
   };
@@ -126,8 +167,8 @@ bool IsExportableId(std::string_view id) {
   return true;
 }
 
-Status ExportOsvDatabase(const std::string& dir_arg,
-                         const std::vector<ExportedAdvisory>& advisories, bool follow_dir_symlink) {
+Status ExportOsvDatabase(const std::string& dir, const std::vector<ExportedAdvisory>& advisories,
+                         bool follow_dir_symlink) {
   for (const ExportedAdvisory& a : advisories) {
     if (!IsExportableId(a.id)) {
       return Error::Io("advisory id \"" + Shown(a.id) +
@@ -135,7 +176,6 @@ Status ExportOsvDatabase(const std::string& dir_arg,
                        "exported");
     }
   }
-  const std::string dir = WithoutTrailingSlashes(dir_arg);
   Result<int> opened = OpenDirectory(dir, follow_dir_symlink);
   if (!opened.ok()) return opened.error();
   Fd dir_fd(*opened);

@@ -18,6 +18,12 @@ constexpr std::array<std::pair<LagStatus, std::string_view>, 4> kStatuses{{
     {LagStatus::kDiverged, "diverged"},
     {LagStatus::kNotApplicable, "not_applicable"},
 }};
+constexpr std::array<std::pair<EvictionReason, std::string_view>, 4> kEvictionReasons{{
+    {EvictionReason::kRankedOut, "ranked_out"},
+    {EvictionReason::kUnlisted, "unlisted"},
+    {EvictionReason::kNotFound, "not_found"},
+    {EvictionReason::kUntagged, "untagged"},
+}};
 
 template <class E, size_t N>
 std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
@@ -42,5 +48,11 @@ std::string_view RelationName(Relation relation) { return NameOf(kRelations, rel
 std::optional<Relation> ParseRelation(std::string_view name) { return Parse(kRelations, name); }
 std::string_view LagStatusName(LagStatus status) { return NameOf(kStatuses, status); }
 std::optional<LagStatus> ParseLagStatus(std::string_view name) { return Parse(kStatuses, name); }
+std::string_view EvictionReasonName(EvictionReason reason) {
+  return NameOf(kEvictionReasons, reason);
+}
+std::optional<EvictionReason> ParseEvictionReason(std::string_view name) {
+  return Parse(kEvictionReasons, name);
+}
 
 }  // namespace hubwatch::derivatives

@@ -39,6 +39,15 @@ struct UpstreamFix {
   std::string summary;     // the advisory's summary
 };
 
+// What the Hub says of a derivative that throwaway copies lack: the signals derivatives are
+// ranked by when more are found than followed (rank.h). From the listing or the repo's own info.
+struct Signals {
+  int64_t downloads = 0;  // the Hub's count over the last 30 days
+  int64_t likes = 0;
+  std::string created_at;  // RFC 3339 as the Hub writes it; "": unknown
+  bool operator==(const Signals&) const = default;
+};
+
 struct AdvisoryLag {
   std::string advisory_id;  // the upstream advisory
   LagStatus status = LagStatus::kNotApplicable;
@@ -57,7 +66,11 @@ struct DerivativeCheck {
   int64_t checked_at = 0;     // Unix seconds
   std::string facets_json;    // what was read (FacetSet as JSON; opaque to the store)
   std::string error;          // "": read; else why not (then `lags` is empty and the old are kept)
-  std::vector<AdvisoryLag> lags;  // one per UpstreamFix checked
+  std::vector<AdvisoryLag> lags;     // one per UpstreamFix checked
+  std::optional<Signals> signals{};  // as listed or followed now; nullopt: the stored ones stay
+  // The seq of upstream's newest fix (advisories.seq) when `lags` were classified: they cover
+  // every fix up to it. nullopt: the newest at recording. Ignored with an error.
+  std::optional<int64_t> fixes_through{};
 };
 
 // A derivative as stored: the last check, and the statuses as of it.
@@ -72,6 +85,12 @@ struct DerivativeRecord {
   std::string facets_json;
   std::string error;
   std::vector<AdvisoryLag> lags;  // by upstream advisory id
+  Signals signals;                // as last listed or followed
+  int64_t fixes_through = 0;      // as DerivativeCheck::fixes_through, of the check that read it
+  // Read at least once, and its lags cover upstream's newest fix (or upstream has none). False:
+  // its statuses predate that fix (or it was never read): shown and counted as unchecked, never
+  // as fixed, until a check classifies it again.
+  bool current = false;
 };
 
 // Counts of derivatives by status, for one upstream advisory or over a repo's derivatives.
@@ -80,6 +99,28 @@ struct LagCounts {
   int64_t lagging = 0;
   int64_t diverged = 0;
   int64_t not_applicable = 0;
+  int64_t unchecked = 0;  // derivatives whose status on it predates upstream's newest fix
+};
+
+// Why a round stopped following a derivative it had stored.
+enum class EvictionReason {
+  kRankedOut,  // more derivatives found than `max`, and it ranked below the last one kept
+  kUnlisted,   // the listing was complete and no longer showed it
+  kNotFound,   // its own request: the Hub no longer serves it (deleted, private, renamed)
+  kUntagged,   // its own request: no longer tagged base_model:{relation}:{upstream}
+};
+std::string_view EvictionReasonName(EvictionReason reason);  // "ranked_out", "unlisted", ...
+std::optional<EvictionReason> ParseEvictionReason(std::string_view name);
+
+// A derivative a round stopped following: forgotten (its advisories stay published), and kept
+// in a short history so that what was dropped, and why, can be shown.
+struct Eviction {
+  std::string id;
+  Relation relation = Relation::kFinetune;
+  EvictionReason reason = EvictionReason::kRankedOut;
+  std::string detail;  // one line: what decided it
+  Signals signals;     // as last known
+  int64_t evicted_at = 0;
 };
 
 }  // namespace hubwatch::derivatives

@@ -29,15 +29,14 @@ class GgufRead final : public RangeRead {
 
   void OnBytes() override {
     Result<GgufScan> scan = ScanGgufMetadata(bytes());
-    if (!scan.ok()) return Fail(scan.error().message, 206);
+    if (!scan.ok()) return Invalid(scan.error().message);
     if (!scan->complete) {
       const uint64_t have = bytes().size();
-      if (have >= file_size()) return Fail("the GGUF metadata runs past the end of the file", 206);
+      if (have >= file_size()) return Invalid("the GGUF metadata runs past the end of the file");
       const uint64_t want = std::min(std::max(scan->bytes_needed, have * 2), file_size());
       if (scan->bytes_needed > max_bytes_) {
-        return Fail("the GGUF metadata needs more than " + std::to_string(max_bytes_) +
-                        " bytes (at least " + std::to_string(scan->bytes_needed) + ")",
-                    206);
+        return Invalid("the GGUF metadata needs more than " + std::to_string(max_bytes_) +
+                       " bytes (at least " + std::to_string(scan->bytes_needed) + ")");
       }
       return ReadMore(std::min(want, max_bytes_) - 1);
     }

@@ -22,6 +22,8 @@ std::string_view HubErrorKindName(HubErrorKind kind) {
       return "transient";
     case HubErrorKind::kProtocol:
       return "protocol";
+    case HubErrorKind::kInvalidFile:
+      return "invalid file";
     case HubErrorKind::kCertificate:
       return "certificate not verified";
     case HubErrorKind::kUnauthorized:
@@ -57,7 +59,9 @@ std::string HubError::ToString() const {
 
 Error HubError::ToError() const {
   const ErrorCode code =
-      kind == HubErrorKind::kProtocol ? ErrorCode::kInvalidInput : ErrorCode::kIo;
+      kind == HubErrorKind::kProtocol || kind == HubErrorKind::kInvalidFile
+          ? ErrorCode::kInvalidInput
+          : ErrorCode::kIo;
   return Error{code, ToString()};
 }
 
@@ -119,6 +123,14 @@ HubError ErrorFromTransport(const TransportError& transport, std::string url) {
       transport.kind == TransportErrorKind::kCertificate
           ? "the server's TLS certificate could not be verified (" + transport.message + ")"
           : std::string(TransportErrorKindName(transport.kind)) + ": " + transport.message;
+  error.url = std::move(url);
+  return error;
+}
+
+HubError InvalidFileError(std::string detail, std::string url) {
+  HubError error;
+  error.kind = HubErrorKind::kInvalidFile;
+  error.detail = std::move(detail);
   error.url = std::move(url);
   return error;
 }

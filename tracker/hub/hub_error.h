@@ -28,6 +28,8 @@ enum class HubErrorKind {
   kRateLimited,   // 429, or a wait longer than the policy allows
   kTransient,     // 408, 5xx, timeout, connection failures (after retries)
   kProtocol,      // bad JSON, truncated body, wrong length, Range ignored, bad header
+  kInvalidFile,   // the file was served as asked, but its content is not a valid file of its
+                  // format (a GGUF of version 0, an empty .gguf, a safetensors header that lies)
   kCertificate,   // TLS: the server's certificate could not be verified (never retried)
   kUnauthorized,  // the token was rejected
   kForbidden,     // other 403
@@ -64,5 +66,8 @@ HubError ErrorFromResponse(const HttpResponse& response, std::string url);
 // The typed error for a transfer that did not finish.
 HubError ErrorFromTransport(const TransportError& error, std::string url);
 HubError ProtocolError(std::string detail, std::string url, int http_status = 0);
+// The typed error for a file whose bytes arrived intact but are not a valid file of its format:
+// no HTTP status, since the exchange itself succeeded.
+HubError InvalidFileError(std::string detail, std::string url);
 
 }  // namespace hubwatch::hub

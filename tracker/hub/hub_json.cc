@@ -279,6 +279,9 @@ HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
     m.is_private = r.OptBool(item, "private").value_or(false);
     m.tags = r.Tags(item);
     m.siblings = r.Siblings(item);
+    m.created_at = r.OptString(item, "createdAt");
+    m.downloads = r.OptUnsigned(item, "downloads");
+    m.likes = r.OptUnsigned(item, "likes");
     if (r.failed()) break;
     models.push_back(std::move(m));
   }

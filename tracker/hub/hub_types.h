@@ -100,8 +100,11 @@ struct ModelSummary {
   std::optional<std::string> last_modified;
   std::optional<GatedMode> gated;
   bool is_private = false;
-  std::vector<std::string> tags;  // with expand=tags
-  std::vector<Sibling> siblings;  // with expand=siblings (file names only, in the listing)
+  std::vector<std::string> tags;          // with expand=tags
+  std::vector<Sibling> siblings;          // with expand=siblings (file names only, in the listing)
+  std::optional<std::string> created_at;  // with expand=createdAt
+  std::optional<uint64_t> downloads;      // with expand=downloads (the last 30 days)
+  std::optional<uint64_t> likes;          // with expand=likes
 };
 
 // HEAD /{id}/resolve/{rev}/{path}: identity read from the Hub hop, never from the CDN.

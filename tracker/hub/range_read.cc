@@ -55,7 +55,11 @@ void RangeRead::Read(const std::string& url, uint64_t first, uint64_t last) {
 }
 
 void RangeRead::OnRead(HubResult<ExchangeResponse> result, uint64_t first, uint64_t last) {
-  if (!result.ok()) return OnError(result.error());
+  if (!result.ok()) {
+    // The first read asks for bytes from 0; only an empty file cannot satisfy that.
+    if (first == 0 && result.error().http_status == 416) return Invalid("the file is empty");
+    return OnError(result.error());
+  }
   const HttpResponse& response = result->response;
   if (response.status != 206) {
     return Fail("Range was ignored: status " + std::to_string(response.status) + " instead of 206",

@@ -40,10 +40,12 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
 
   // Reads on to byte `last` inclusive (clipped at the file's end).
   void ReadMore(uint64_t last) { Read(second_url_, bytes_.size(), last); }
-  // A protocol error about the file, as the reader's error.
+  // A protocol error about the exchange (the server's answer), as the reader's error.
   void Fail(std::string detail, int status) {
     OnError(ProtocolError(std::move(detail), url_, status));
   }
+  // The bytes arrived as asked but are not a valid file of the reader's format.
+  void Invalid(std::string detail) { OnError(InvalidFileError(std::move(detail), url_)); }
 
   const std::string& bytes() const { return bytes_; }
   uint64_t file_size() const { return file_size_; }

@@ -33,18 +33,17 @@ class SafetensorsRead final : public RangeRead {
   void OnBytes() override {
     if (range_reads() == 1) {
       Result<uint64_t> length = ReadSafetensorsHeaderLength(bytes(), max_header_);
-      if (!length.ok()) return Fail(length.error().message, 206);
+      if (!length.ok()) return Invalid(length.error().message);
       header_length_ = *length;
       if (8 + *length > file_size()) {
-        return Fail("header length " + std::to_string(*length) + " runs past the end of a " +
-                        std::to_string(file_size()) + "-byte file",
-                    206);
+        return Invalid("header length " + std::to_string(*length) + " runs past the end of a " +
+                       std::to_string(file_size()) + "-byte file");
       }
       if (bytes().size() < 8 + *length) return ReadMore(8 + *length - 1);
     }
     std::string_view json = std::string_view(bytes()).substr(8, header_length_);
     Result<SafetensorsHeader> header = ParseSafetensorsHeader(json, file_size());
-    if (!header.ok()) return Fail(header.error().message, 206);
+    if (!header.ok()) return Invalid(header.error().message);
     SafetensorsHeaderInfo info;
     info.header = std::move(header).value();
     info.header_length = header_length_;

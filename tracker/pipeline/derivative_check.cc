@@ -1,23 +1,41 @@
 #include "tracker/pipeline/derivative_check.h"
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <regex>
 #include <set>
 
+#include "estimator/base/text.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::pipeline {
 namespace {
 
+using derivatives::Candidate;
+using derivatives::EvictionReason;
 using derivatives::FacetSet;
 using derivatives::Relation;
+using derivatives::Signals;
+
+// What one round asks of each derivative, listed or followed (the listing also gets `id`).
+const std::vector<std::string>& Expands(bool with_tags) {
+  static const std::vector<std::string> listing = {"sha",       "lastModified", "createdAt",
+                                                   "downloads", "likes",        "siblings"};
+  static const std::vector<std::string> own = {"sha",   "lastModified", "createdAt", "downloads",
+                                               "likes", "tags",         "siblings"};
+  return with_tags ? own : listing;
+}
+
+// How much of the Hub's words an eviction's detail quotes.
+constexpr size_t kMaxDetail = 240;
 
 struct Listed {
   Relation relation = Relation::kFinetune;
   std::string sha;
   std::string last_modified;
   std::vector<std::string> files;
+  Signals signals;
 };
 
 bool IsCommitSha(const std::string& sha) {
@@ -35,7 +53,14 @@ bool IsSidecar(const std::string& path) {
          lower.find("imatrix") != std::string::npos;
 }
 
-// One round: the listings one relation after another, then the reads, `concurrency` at a time.
+std::vector<std::string> FileNames(const std::vector<hub::Sibling>& siblings) {
+  std::vector<std::string> files;
+  for (const hub::Sibling& sibling : siblings) files.push_back(sibling.rfilename);
+  return files;
+}
+
+// One round: the listings one relation after another, the ranking, then the follow-ups and the
+// reads, `concurrency` requests at a time.
 class Round : public std::enable_shared_from_this<Round> {
  public:
   Round(hub::HubClient& hub, DerivativeRoundInput input, std::function<void(DerivativeRound)> done)
@@ -44,13 +69,17 @@ class Round : public std::enable_shared_from_this<Round> {
   void Start() { ListNext(0, true); }
 
  private:
+  std::string Tag(Relation relation) const {
+    return "base_model:" + std::string(RelationName(relation)) + ":" + input_.upstream;
+  }
+
   void ListNext(size_t relation_index, bool complete_so_far) {
     if (relation_index == input_.relations.size()) return OnListed(complete_so_far);
     const Relation relation = input_.relations[relation_index];
     hub::ListModelsOptions options;
-    options.filter = {"base_model:" + std::string(RelationName(relation)) + ":" + input_.upstream};
-    options.sort = "lastModified";
-    options.expand = {"sha", "lastModified", "tags", "siblings"};
+    options.filter = {Tag(relation)};
+    options.sort = "downloads";
+    options.expand = Expands(false);
     options.page_size = static_cast<int>(std::clamp<size_t>(input_.max, 1, 1000));
     options.max_results = input_.max;
     auto self = shared_from_this();
@@ -70,43 +99,175 @@ class Round : public std::enable_shared_from_this<Round> {
             !hub::ValidateRepoId(model.id).ok()) {
           continue;
         }
-        Listed listed{relation, *model.sha, model.last_modified.value_or(""), {}};
-        for (const hub::Sibling& sibling : model.siblings)
-          listed.files.push_back(sibling.rfilename);
-        self->listed_.try_emplace(model.id, std::move(listed));
+        self->listed_.try_emplace(
+            model.id,
+            Listed{relation, *model.sha, model.last_modified.value_or(""),
+                   FileNames(model.siblings),
+                   derivatives::SignalsOf(model.downloads, model.likes, model.created_at)});
       }
       self->ListNext(relation_index + 1, complete_so_far && result->size() < self->input_.max);
     });
   }
 
   void OnListed(bool complete) {
-    std::vector<std::pair<std::string, const Listed*>> newest;
-    for (const auto& [id, listed] : listed_) newest.emplace_back(id, &listed);
-    std::stable_sort(newest.begin(), newest.end(), [](const auto& a, const auto& b) {
-      return a.second->last_modified > b.second->last_modified;
-    });
-    if (newest.size() > input_.max) {
-      newest.resize(input_.max);
-      complete = false;
-    }
     round_.complete = complete;
-    for (const auto& [id, listed] : newest) {
+    std::vector<Candidate> candidates;
+    for (const auto& [id, listed] : listed_) {
       round_.listed.push_back(id);
-      auto known = input_.checked_heads.find(id);
-      if (known != input_.checked_heads.end() && known->second == listed->sha) {
-        round_.unchanged.push_back(id);
+      candidates.push_back({id, listed.relation, listed.signals, input_.known.count(id) > 0});
+    }
+    for (const auto& [id, known] : input_.known) {
+      if (listed_.count(id)) continue;
+      if (complete) {
+        Evict(id, EvictionReason::kUnlisted, "a complete listing no longer shows it");
       } else {
-        DerivativeRead read;
-        read.id = id;
-        read.relation = listed->relation;
-        read.head = listed->sha;
-        read.last_modified = listed->last_modified;
-        queue_.push_back({std::move(read), listed->files});
+        candidates.push_back({id, known.relation, known.signals, true});
       }
     }
-    std::sort(round_.listed.begin(), round_.listed.end());
-    for (int i = 0; i < std::max(1, input_.concurrency); ++i) NextRead();
-    if (in_flight_ == 0) Finish();
+    const size_t total = candidates.size();
+    const size_t max = std::max<size_t>(1, input_.max);
+    derivatives::Ranking ranking = derivatives::Rank(std::move(candidates), max);
+    for (size_t i = 0; i < ranking.below.size(); ++i) {
+      const Candidate& c = ranking.below[i];
+      if (!c.known) {
+        ++round_.not_admitted;
+        continue;
+      }
+      Evict(c.id, EvictionReason::kRankedOut,
+            derivatives::RankedOutDetail(c, ranking.kept.size() + i + 1, total, max,
+                                         ranking.kept.back()));
+    }
+    std::vector<std::string> unlisted;  // kept, stored, not listed: followed by their own request
+    for (const Candidate& c : ranking.kept) {
+      auto listed = listed_.find(c.id);
+      if (listed == listed_.end()) {
+        unlisted.push_back(c.id);
+        continue;
+      }
+      const Listed& l = listed->second;
+      Admit(c.id, l.relation, l.sha, l.last_modified, l.files, l.signals);
+    }
+    std::stable_sort(unlisted.begin(), unlisted.end(), [&](const auto& a, const auto& b) {
+      return input_.known.at(a).seen_at < input_.known.at(b).seen_at;
+    });
+    for (std::string& id : unlisted) {
+      if (follows_.size() < input_.follow_budget) {
+        follows_.push_back(std::move(id));
+      } else {
+        ++round_.deferred;
+      }
+    }
+    Pump();
+  }
+
+  // A followed derivative seen at `sha`: unchanged, or queued to be read there.
+  void Admit(const std::string& id, Relation relation, const std::string& sha,
+             const std::string& last_modified, std::vector<std::string> files,
+             const Signals& signals) {
+    round_.seen[id] = signals;
+    auto checked = input_.checked_heads.find(id);
+    if (checked != input_.checked_heads.end() && checked->second == sha) {
+      round_.unchanged.push_back(id);
+      return;
+    }
+    DerivativeRead read;
+    read.id = id;
+    read.relation = relation;
+    read.head = sha;
+    read.last_modified = last_modified;
+    read.signals = signals;
+    queue_.push_back({std::move(read), std::move(files)});
+  }
+
+  void Evict(const std::string& id, EvictionReason reason, std::string detail) {
+    const KnownDerivative& known = input_.known.at(id);
+    round_.evicted.push_back(
+        {id, known.relation, reason, Clip(detail, kMaxDetail), known.signals, 0});
+  }
+
+  void Follow(const std::string& id) {
+    ++in_flight_;
+    ++round_.followed;
+    hub::ModelInfoOptions options;
+    options.expand = Expands(true);
+    auto self = shared_from_this();
+    hub_.GetModelInfo(id, std::move(options),
+                      [self, id](hub::HubResult<hub::ModelInfo> info, const hub::CallStats& stats) {
+                        self->round_.requests += stats.requests;
+                        self->Followed(id, std::move(info));
+                        self->Done();
+                      });
+  }
+
+  void Followed(const std::string& id, hub::HubResult<hub::ModelInfo> info) {
+    const KnownDerivative& known = input_.known.at(id);
+    if (!info.ok()) {
+      if (info.error().kind == hub::HubErrorKind::kNotFound) {
+        return Evict(id, EvictionReason::kNotFound, "its own request: " + info.error().ToString());
+      }
+      return FollowFailed(id, info.error().ToString());
+    }
+    if (info->id != id) {
+      const bool named = hub::ValidateRepoId(info->id).ok();
+      return Evict(
+          id, EvictionReason::kNotFound,
+          "its own request: the Hub serves " + (named ? info->id : "another repo") + " there now");
+    }
+    std::optional<Relation> relation;
+    for (Relation r : input_.relations) {
+      const bool tagged =
+          std::find(info->tags.begin(), info->tags.end(), Tag(r)) != info->tags.end();
+      if (tagged && (!relation || r == known.relation)) relation = r;
+    }
+    if (!relation) {
+      return Evict(id, EvictionReason::kUntagged,
+                   "its own request: no longer tagged " + Tag(known.relation));
+    }
+    if (!info->sha || !IsCommitSha(*info->sha)) {
+      return FollowFailed(id, "the Hub gave no commit sha");
+    }
+    Admit(id, *relation, *info->sha, info->last_modified.value_or(known.last_modified),
+          FileNames(info->siblings),
+          derivatives::SignalsOf(info->downloads, info->likes, info->created_at));
+  }
+
+  // Kept as stored: an unread check at its stored head, saying why.
+  void FollowFailed(const std::string& id, const std::string& why) {
+    const KnownDerivative& known = input_.known.at(id);
+    DerivativeRead read;
+    read.id = id;
+    read.relation = known.relation;
+    auto checked = input_.checked_heads.find(id);
+    if (checked != input_.checked_heads.end()) read.head = checked->second;
+    read.last_modified = known.last_modified;
+    read.error = "its own request: " + why;
+    round_.reads.push_back(std::move(read));
+  }
+
+  // Starts follow-ups, then reads, while fewer than `concurrency` are in flight; the round ends
+  // when nothing is left. Re-entered by a request that ends at once: the outer call goes on.
+  void Pump() {
+    if (pumping_) return;
+    pumping_ = true;
+    const int limit = std::max(1, input_.concurrency);
+    while (in_flight_ < limit) {
+      if (!follows_.empty()) {
+        const std::string id = std::move(follows_.front());
+        follows_.pop_front();
+        Follow(id);
+      } else if (next_ < queue_.size()) {
+        StartRead(std::make_shared<Job>(std::move(queue_[next_++])));
+      } else {
+        break;
+      }
+    }
+    pumping_ = false;
+    if (in_flight_ == 0 && follows_.empty() && next_ >= queue_.size()) Finish();
+  }
+
+  void Done() {
+    --in_flight_;
+    Pump();
   }
 
   struct Job {
@@ -114,10 +275,8 @@ class Round : public std::enable_shared_from_this<Round> {
     std::vector<std::string> files;
   };
 
-  void NextRead() {
-    if (next_ >= queue_.size()) return;
+  void StartRead(std::shared_ptr<Job> job) {
     ++in_flight_;
-    auto job = std::make_shared<Job>(std::move(queue_[next_++]));
     std::vector<std::string> facet_files;
     for (const std::string& path : derivatives::FacetFiles()) {
       if (std::find(job->files.begin(), job->files.end(), path) != job->files.end()) {
@@ -141,19 +300,19 @@ class Round : public std::enable_shared_from_this<Round> {
             } else {
               job->read.error = info.error().ToString();
             }
-            self->Done(std::move(job->read));
+            self->ReadDone(std::move(job->read));
           });
     }
     job->read.source = "none";
     job->read.facets = FacetSet{};
-    Done(std::move(job->read));
+    ReadDone(std::move(job->read));
   }
 
   void ReadFiles(std::shared_ptr<Job> job, std::vector<std::string> paths,
                  std::map<std::string, std::string> contents) {
     if (contents.size() == paths.size()) {
       job->read.facets = derivatives::FacetsOfFiles(contents);
-      return Done(std::move(job->read));
+      return ReadDone(std::move(job->read));
     }
     const std::string path = paths[contents.size()];
     auto self = shared_from_this();
@@ -164,7 +323,7 @@ class Round : public std::enable_shared_from_this<Round> {
           self->round_.requests += stats.requests;
           if (!file.ok()) {
             job->read.error = path + ": " + file.error().ToString();
-            return self->Done(std::move(job->read));
+            return self->ReadDone(std::move(job->read));
           }
           contents[path] = std::move(file->body);
           self->ReadFiles(job, std::move(paths), std::move(contents));
@@ -172,11 +331,9 @@ class Round : public std::enable_shared_from_this<Round> {
         /*use_etag_cache=*/false);
   }
 
-  void Done(DerivativeRead read) {
+  void ReadDone(DerivativeRead read) {
     round_.reads.push_back(std::move(read));
-    --in_flight_;
-    NextRead();
-    if (in_flight_ == 0) Finish();
+    Done();
   }
 
   void Finish() {
@@ -184,6 +341,9 @@ class Round : public std::enable_shared_from_this<Round> {
     finished_ = true;
     std::sort(round_.reads.begin(), round_.reads.end(),
               [](const DerivativeRead& a, const DerivativeRead& b) { return a.id < b.id; });
+    std::sort(round_.unchanged.begin(), round_.unchanged.end());
+    std::sort(round_.evicted.begin(), round_.evicted.end(),
+              [](const auto& a, const auto& b) { return a.id < b.id; });
     done_(std::move(round_));
   }
 
@@ -191,9 +351,11 @@ class Round : public std::enable_shared_from_this<Round> {
   DerivativeRoundInput input_;
   std::function<void(DerivativeRound)> done_;
   std::map<std::string, Listed> listed_;
+  std::deque<std::string> follows_;
   std::vector<Job> queue_;
   size_t next_ = 0;
   int in_flight_ = 0;
+  bool pumping_ = false;
   bool finished_ = false;
   DerivativeRound round_;
 };

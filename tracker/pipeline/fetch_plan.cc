@@ -83,7 +83,8 @@ Result<FetchPlan> PlanFetches(const Snapshot* base, Snapshot& current,
 }
 
 bool IsContentProblem(hub::HubErrorKind kind) {
-  return kind == hub::HubErrorKind::kProtocol || kind == hub::HubErrorKind::kEntryNotFound;
+  return kind == hub::HubErrorKind::kProtocol || kind == hub::HubErrorKind::kInvalidFile ||
+         kind == hub::HubErrorKind::kEntryNotFound;
 }
 
 void RecordBlob(const BlobFetch& fetch, hub::HubResult<hub::FileContent> read, Snapshot& current,

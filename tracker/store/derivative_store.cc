@@ -34,16 +34,25 @@ struct FixRow {
   "FROM advisories a JOIN changes c ON c.id = a.change_id AND c.repo = a.repo "             \
   "LEFT JOIN revisions r ON r.repo = a.repo AND r.sha = a.sha WHERE a.repo = ?1 "
 
-constexpr const char kFixes[] = HW_FIX_COLUMNS
-    "AND a.withdrawn IS NULL AND c.impact IN ('behavioral', 'breaking') AND c.kind IN "
-    "('config', 'generation_config', 'tokenizer', 'chat_template', 'special_tokens') "
-    "ORDER BY a.seq";
+#define HW_FIX_FILTER                                                                 \
+  "AND a.withdrawn IS NULL AND c.impact IN ('behavioral', 'breaking') AND c.kind IN " \
+  "('config', 'generation_config', 'tokenizer', 'chat_template', 'special_tokens') "
+constexpr const char kFixes[] = HW_FIX_COLUMNS HW_FIX_FILTER "ORDER BY a.seq";
 constexpr const char kFix[] = HW_FIX_COLUMNS "AND a.id = ?2";
 #undef HW_FIX_COLUMNS
 
+// The seq of ?1's newest fix (0: none), as a scalar subquery.
+#define HW_NEWEST_FIX                                                                       \
+  "(SELECT COALESCE(MAX(a.seq), 0) FROM advisories a JOIN changes c ON c.id = a.change_id " \
+  "AND c.repo = a.repo WHERE a.repo = ?1 " HW_FIX_FILTER ")"
+// Whether derivative row `d` is current: read once, its lags covering ?1's newest fix.
+#define HW_CURRENT "(d.head <> '' AND d.fixes_through >= " HW_NEWEST_FIX ")"
+
+constexpr const char kNewestFix[] = "SELECT " HW_NEWEST_FIX;
 constexpr const char kDerivativeColumns[] =
-    "SELECT upstream, id, relation, head, last_modified, listed_at, checked_at, facets, error "
-    "FROM derivatives ";
+    "SELECT d.upstream, d.id, d.relation, d.head, d.last_modified, d.listed_at, d.checked_at, "
+    "d.facets, d.error, d.downloads, d.likes, d.created_at, d.fixes_through, " HW_CURRENT
+    " FROM derivatives d ";
 
 std::string SummaryOf(const nlohmann::json& osv) {
   const auto it = osv.is_object() ? osv.find("summary") : osv.end();
@@ -65,6 +74,9 @@ Result<DerivativeRecord> ReadDerivative(const Statement& q) {
   r.checked_at = q.Int(6);
   r.facets_json = q.Text(7);
   r.error = q.Text(8);
+  r.signals = {q.Int(9), q.Int(10), q.Text(11)};
+  r.fixes_through = q.Int(12);
+  r.current = q.Int(13) != 0;
   return r;
 }
 
@@ -109,6 +121,32 @@ Result<FixRow> ReadFixRow(const Statement& q) {
   return r;
 }
 
+// Adds `n` lags shown as `status` (a LagStatus name or "unchecked") to `c`; false when the
+// status is neither.
+bool CountLag(LagCounts& c, const std::string& status, int64_t n) {
+  if (status == "unchecked") {
+    c.unchecked += n;
+    return true;
+  }
+  const std::optional<LagStatus> parsed = derivatives::ParseLagStatus(status);
+  if (!parsed) return false;
+  switch (*parsed) {
+    case LagStatus::kFixed:
+      c.fixed += n;
+      break;
+    case LagStatus::kLagging:
+      c.lagging += n;
+      break;
+    case LagStatus::kDiverged:
+      c.diverged += n;
+      break;
+    case LagStatus::kNotApplicable:
+      c.not_applicable += n;
+      break;
+  }
+  return true;
+}
+
 // The advisory `id` of `upstream` as a fix; nullopt when `upstream` has no such advisory.
 Result<std::optional<FixRow>> ReadFix(Database& db_, const std::string& upstream,
                                       const std::string& id) {
@@ -130,18 +168,33 @@ Result<std::vector<UpstreamFix>> DerivativeStore::UpstreamFixes(const std::strin
   return out;
 }
 
+Result<int64_t> DerivativeStore::NewestFixSeq(const std::string& upstream) {
+  HW_PREPARE(q, kNewestFix);
+  Result<bool> row = q.Bind(1, upstream).Step("finding upstream's newest fix");
+  if (!row.ok()) return row.error();
+  return *row ? q.Int(0) : 0;
+}
+
 Status DerivativeStore::UpsertRow(const DerivativeCheck& check, int64_t now) {
   // With an error the head and facets stay those the kept lags were read at.
-  HW_PREPARE(q,
-             "INSERT INTO derivatives (upstream, id, relation, head, last_modified, listed_at, "
-             "checked_at, facets, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-             "ON CONFLICT (upstream, id) DO UPDATE SET relation = excluded.relation, "
-             "last_modified = excluded.last_modified, listed_at = excluded.listed_at, "
-             "checked_at = excluded.checked_at, error = excluded.error, "
-             "head = CASE WHEN excluded.error = '' THEN excluded.head ELSE head END, "
-             "facets = CASE WHEN excluded.error = '' THEN excluded.facets ELSE facets END");
+  // ?10: the fixes its lags cover (NULL: every fix now); 0 for an unread new row.
+  static const std::string sql =
+      "INSERT INTO derivatives (upstream, id, relation, head, last_modified, listed_at, "
+      "checked_at, facets, error, fixes_through, downloads, likes, created_at) VALUES (?1, ?2, "
+      "?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?9 = '' THEN COALESCE(?10, " HW_NEWEST_FIX
+      ") ELSE 0 END, COALESCE(?11, 0), COALESCE(?12, 0), COALESCE(?13, '')) "
+      "ON CONFLICT (upstream, id) DO UPDATE SET relation = excluded.relation, "
+      "last_modified = excluded.last_modified, listed_at = excluded.listed_at, "
+      "checked_at = excluded.checked_at, error = excluded.error, "
+      "head = CASE WHEN excluded.error = '' THEN excluded.head ELSE head END, "
+      "facets = CASE WHEN excluded.error = '' THEN excluded.facets ELSE facets END, "
+      "fixes_through = CASE WHEN excluded.error = '' THEN excluded.fixes_through "
+      "ELSE fixes_through END, downloads = COALESCE(?11, downloads), "
+      "likes = COALESCE(?12, likes), created_at = COALESCE(?13, created_at)";
+  HW_PREPARE(q, sql);
   const bool read = check.error.empty();
   const std::string facets = !read || check.facets_json.empty() ? "{}" : check.facets_json;
+  const std::optional<derivatives::Signals>& signals = check.signals;
   return q.Bind(1, check.upstream)
       .Bind(2, check.id)
       .Bind(3, derivatives::RelationName(check.relation))
@@ -151,6 +204,10 @@ Status DerivativeStore::UpsertRow(const DerivativeCheck& check, int64_t now) {
       .Bind(7, check.checked_at)
       .Bind(8, facets)
       .Bind(9, check.error)
+      .BindOptional(10, check.fixes_through)
+      .BindOptional(11, signals ? std::optional<int64_t>(signals->downloads) : std::nullopt)
+      .BindOptional(12, signals ? std::optional<int64_t>(signals->likes) : std::nullopt)
+      .BindOptional(13, signals ? std::optional<std::string>(signals->created_at) : std::nullopt)
       .Run("recording derivative " + check.id);
 }
 
@@ -231,12 +288,23 @@ Status DerivativeStore::RecordCheck(const DerivativeCheck& check, int64_t now,
   });
 }
 
-Status DerivativeStore::MarkListed(const std::string& upstream, const std::vector<std::string>& ids,
-                                   int64_t now) {
+Status DerivativeStore::MarkListed(const std::string& upstream,
+                                   const std::vector<DerivativeSighting>& seen, int64_t now) {
   return db_.Atomically([&]() -> Status {
-    for (const std::string& id : ids) {
-      HW_PREPARE(q, "UPDATE derivatives SET listed_at = ?3 WHERE upstream = ?1 AND id = ?2");
-      HW_TRY(q.Bind(1, upstream).Bind(2, id).Bind(3, now).Run("marking a derivative listed"));
+    for (const DerivativeSighting& s : seen) {
+      HW_PREPARE(q,
+                 "UPDATE derivatives SET listed_at = ?3, downloads = COALESCE(?4, downloads), "
+                 "likes = COALESCE(?5, likes), created_at = COALESCE(?6, created_at), "
+                 "fixes_through = COALESCE(?7, fixes_through) WHERE upstream = ?1 AND id = ?2");
+      const std::optional<derivatives::Signals>& g = s.signals;
+      HW_TRY(q.Bind(1, upstream)
+                 .Bind(2, s.id)
+                 .Bind(3, now)
+                 .BindOptional(4, g ? std::optional<int64_t>(g->downloads) : std::nullopt)
+                 .BindOptional(5, g ? std::optional<int64_t>(g->likes) : std::nullopt)
+                 .BindOptional(6, g ? std::optional<std::string>(g->created_at) : std::nullopt)
+                 .BindOptional(7, s.fixes_through)
+                 .Run("marking a derivative listed"));
     }
     return Status::Ok();
   });
@@ -262,7 +330,7 @@ Result<std::vector<AdvisoryLag>> DerivativeStore::LagsOf(const std::string& upst
 
 Result<std::vector<DerivativeRecord>> DerivativeStore::List(const std::string& upstream) {
   static const std::string sql =
-      std::string(kDerivativeColumns) + "WHERE upstream = ?1 ORDER BY id";
+      std::string(kDerivativeColumns) + "WHERE d.upstream = ?1 ORDER BY d.id";
   HW_PREPARE(q, sql);
   q.Bind(1, upstream);
   Result<std::vector<DerivativeRecord>> list = Collect(q, "listing derivatives", ReadDerivative);
@@ -286,7 +354,7 @@ Result<std::vector<DerivativeRecord>> DerivativeStore::List(const std::string& u
 Result<std::optional<DerivativeRecord>> DerivativeStore::Get(const std::string& upstream,
                                                              const std::string& id) {
   static const std::string sql =
-      std::string(kDerivativeColumns) + "WHERE upstream = ?1 AND id = ?2";
+      std::string(kDerivativeColumns) + "WHERE d.upstream = ?1 AND d.id = ?2";
   HW_PREPARE(q, sql);
   q.Bind(1, upstream).Bind(2, id);
   Result<std::optional<DerivativeRecord>> r =
@@ -300,48 +368,44 @@ Result<std::optional<DerivativeRecord>> DerivativeStore::Get(const std::string& 
 
 Result<std::map<std::string, LagCounts>> DerivativeStore::CountsByAdvisory(
     const std::string& upstream) {
-  HW_PREPARE(q,
-             "SELECT advisory_id, status, COUNT(*) FROM derivative_lags WHERE upstream = ?1 "
-             "GROUP BY advisory_id, status");
+  // A lag of a derivative that is not current counts as unchecked.
+  HW_PREPARE(q, "SELECT l.advisory_id, CASE WHEN " HW_CURRENT
+                " THEN l.status ELSE 'unchecked' END "
+                "AS shown, COUNT(*) FROM derivative_lags l JOIN derivatives d ON "
+                "d.upstream = l.upstream AND d.id = l.derivative WHERE l.upstream = ?1 "
+                "GROUP BY l.advisory_id, shown");
   q.Bind(1, upstream);
   std::map<std::string, LagCounts> out;
   while (true) {
     Result<bool> row = q.Step("counting derivative lags");
     if (!row.ok()) return row.error();
     if (!*row) return out;
-    LagCounts& c = out[q.Text(0)];
-    const std::optional<LagStatus> status = derivatives::ParseLagStatus(q.Text(1));
-    if (!status) return Error::Io("store: a derivative lag is damaged: unknown status");
-    switch (*status) {
-      case LagStatus::kFixed:
-        c.fixed += q.Int(2);
-        break;
-      case LagStatus::kLagging:
-        c.lagging += q.Int(2);
-        break;
-      case LagStatus::kDiverged:
-        c.diverged += q.Int(2);
-        break;
-      case LagStatus::kNotApplicable:
-        c.not_applicable += q.Int(2);
-        break;
+    if (!CountLag(out[q.Text(0)], q.Text(1), q.Int(2))) {
+      return Error::Io("store: a derivative lag is damaged: unknown status");
     }
   }
 }
 
 Result<DerivativeTally> DerivativeStore::Tally(const std::string& upstream) {
-  // Each derivative's worst lag: 3 lagging, 2 diverged, 1 fixed, 0 not_applicable or none.
+  // Each current derivative's worst lag: 3 lagging, 2 diverged, 1 fixed, 0 not_applicable or
+  // none; -1: not current (unchecked).
   HW_PREPARE(q,
-             "SELECT COUNT(*), COALESCE(SUM(checked_at > 0), 0), COALESCE(SUM(worst = 3), 0), "
+             "SELECT COUNT(*), COALESCE(SUM(worst >= 0), 0), COALESCE(SUM(worst = 3), 0), "
              "COALESCE(SUM(worst = 1), 0), COALESCE(SUM(worst = 2), 0), "
-             "COALESCE(SUM(worst = 0), 0) FROM (SELECT d.checked_at, COALESCE((SELECT "
-             "MAX(CASE l.status WHEN 'lagging' THEN 3 WHEN 'diverged' THEN 2 WHEN 'fixed' THEN 1 "
-             "ELSE 0 END) FROM derivative_lags l WHERE l.upstream = d.upstream AND "
-             "l.derivative = d.id), 0) AS worst FROM derivatives d WHERE d.upstream = ?1)");
+             "COALESCE(SUM(worst = 0), 0), COALESCE(SUM(worst < 0), 0) FROM (SELECT CASE WHEN "
+             "NOT " HW_CURRENT
+             " THEN -1 ELSE COALESCE((SELECT MAX(CASE l.status WHEN 'lagging' "
+             "THEN 3 WHEN 'diverged' THEN 2 WHEN 'fixed' THEN 1 ELSE 0 END) FROM derivative_lags "
+             "l WHERE l.upstream = d.upstream AND l.derivative = d.id), 0) END AS worst "
+             "FROM derivatives d WHERE d.upstream = ?1)");
   Result<bool> row = q.Bind(1, upstream).Step("tallying derivatives");
   if (!row.ok()) return row.error();
   if (!*row) return DerivativeTally{};
-  return DerivativeTally{q.Int(0), q.Int(1), q.Int(2), q.Int(3), q.Int(4), q.Int(5)};
+  return DerivativeTally{q.Int(0), q.Int(1), q.Int(2), q.Int(3), q.Int(4), q.Int(5), q.Int(6)};
 }
+
+#undef HW_CURRENT
+#undef HW_NEWEST_FIX
+#undef HW_FIX_FILTER
 
 }  // namespace hubwatch::store
