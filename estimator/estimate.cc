@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator/base/json_nesting.h"
+#include "estimator/checkpoint_graph.h"
 #include "estimator/format.h"
 
 namespace hubwatch {
@@ -58,6 +59,12 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
   if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
   if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
   Result<ModelGraph> graph = BuildModelGraph(config, input.build);
+  // An architecture that is not modelled is estimated from its checkpoint's tensors, when the
+  // headers are known (and --assume did not ask for a modelled one).
+  if (!graph.ok() && graph.error().code == ErrorCode::kUnsupported && !input.headers.empty() &&
+      input.build.assume.empty()) {
+    graph = BuildGraphFromCheckpoint(input.headers, &config);
+  }
   if (!graph.ok()) return graph.error();
   if (Status s = ValidateLoraTargets(*graph, input.assumptions); !s.ok()) return s.error();
 
@@ -90,7 +97,7 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
   e.memory = PlanMemory(e.graph, e.params, e.kv, e.workload, e.assumptions);
   e.fit = FitCards(e.memory, input.cards.empty() ? KnownCards() : input.cards, e.assumptions);
   e.cost = EstimateCost(e.fit, e.params.active, e.workload.seq, e.assumptions);
-  if (!input.headers.empty()) {
+  if (!input.headers.empty() && e.graph.source == GraphSource::kModelled) {
     Result<CheckpointComparison> c = CompareWithCheckpoint(e.graph, e.params, input.headers);
     if (!c.ok()) return c.error();
     e.checkpoint = std::move(c).value();
