@@ -42,5 +42,9 @@ void RegisterLlamaFamily(ArchRegistry& registry);
 void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi-msft, phi3
 void RegisterFalcon(ArchRegistry& registry);
 void RegisterDeepseek(ArchRegistry& registry);
+// bert, roberta, xlm-roberta, distilbert, mpnet, deberta-v2, modernbert, electra
+void RegisterEncoders(ArchRegistry& registry);
+// opt, bloom, gptj, gpt_bigcode, mpt, stablelm
+void RegisterClassicDecoders(ArchRegistry& registry);
 
 }  // namespace hubwatch
