@@ -126,6 +126,29 @@ std::string AssumeMisreads(ConfigReader& config, const ModelGraph& g) {
 
 std::vector<std::string_view> SupportedArchitectures() { return Registry().Types(); }
 
+Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& part,
+                             std::string_view part_name, std::string_view default_model_type) {
+  const std::string where = "config.json: " + std::string(part_name);
+  if (parent.depth() + 1 > kMaxCompositeDepth) {
+    return Error::InvalidInput(where + ": composite configs nest deeper than " +
+                               std::to_string(kMaxCompositeDepth) + " levels");
+  }
+  if (!part.is_object()) return Error::InvalidInput(where + " is not a JSON object");
+  ConfigReader reader(part, parent.depth() + 1);
+  ModelGraph g;
+  g.model_type = Clip(reader.String({"model_type"}, std::string(default_model_type)));
+  if (!reader.ok()) return Error::InvalidInput(where + ": " + reader.error().message);
+  const ArchBuilder* builder = Registry().Find(g.model_type);
+  if (!builder) {
+    return Error::Unsupported("unsupported architecture: " + where + " has model_type \"" +
+                              g.model_type + "\", which is not modelled");
+  }
+  (*builder)(reader, g);
+  if (!reader.ok()) return Error{reader.error().code, where + ": " + reader.error().message};
+  for (std::string& note : reader.TakeNotes()) g.notes.push_back(std::string(part_name) + ": " + note);
+  return g;
+}
+
 Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOptions& options) {
   if (!config.is_object()) return Error::InvalidInput("config.json: not a JSON object");
   ConfigReader reader(config);

@@ -356,7 +356,8 @@ class Builder {
     Node node;
     node.kind = NodeKind::kOpaque;
     node.module = module;
-    for (auto& [rest, copies] : layer.by_rest) {
+    for (auto& [rest_name, copies] : layer.by_rest) {
+      const std::string& rest = rest_name;
       std::sort(copies.begin(), copies.end());
       const SafetensorsTensor& first = *stored_.at(copies.front().second);
       bool fold = copies.front().first == 0;

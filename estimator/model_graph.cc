@@ -10,6 +10,7 @@ void ReplaceAll(std::string& s, std::string_view from, const std::string& to) {
 }
 
 struct Tally {
+  std::vector<Count> by_section;
   Count total, on_disk, active, buffers, tied_copies, extra, embedding, attention, mlp, norm, head,
       other;
 
@@ -30,6 +31,7 @@ struct Tally {
         return;
     }
     total += elements;
+    if (static_cast<size_t>(node.section) < by_section.size()) by_section[static_cast<size_t>(node.section)] += elements;
     active += t.routed
                   ? t.ParametersPerExpert() * Count(static_cast<uint64_t>(node.moe.top_k)) * times
                   : elements;
@@ -98,6 +100,7 @@ Count LayerParams(const ModelGraph& graph, size_t layer) {
 
 Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   Tally tally;
+  tally.by_section.resize(graph.sections.size());
   for (const Node& node : graph.embeddings) tally.AddNode(node, 1);
   const std::vector<uint64_t> uses = BlockUses(graph);
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
@@ -124,6 +127,7 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   counts.norm = tally.norm.value();
   counts.head = tally.head.value();
   counts.other = tally.other.value();
+  for (const Count& c : tally.by_section) counts.by_section.push_back(c.value());
   return counts;
 }
 

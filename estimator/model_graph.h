@@ -142,6 +142,14 @@ struct Node {
   MlpShape mlp;
   MoeShape moe;
   NormKind norm = NormKind::kRms;
+  int section = 0;  // index into ModelGraph::sections (0 when the model is one part)
+};
+
+// A part of a composite model, counted and shown on its own: a vision tower, an audio encoder,
+// a projector, the text decoder, a T5 encoder. A graph of one part has none listed.
+struct GraphSection {
+  std::string name;   // "vision tower"
+  std::string label;  // "SigLIP ViT, 27 layers, 14x14 patches"
 };
 
 struct BlockTemplate {
@@ -186,6 +194,7 @@ struct ModelGraph {
   std::vector<Node> final_nodes;
   std::vector<Node> extra_nodes;   // on disk only
   std::vector<std::string> notes;  // defaults used and structural assumptions
+  std::vector<GraphSection> sections;  // a composite's parts; empty: one part
 };
 
 // Parameter and element counts. All exact; CountParameters fails instead of overflowing.
@@ -204,6 +213,7 @@ struct ParamCounts {
   uint64_t norm = 0;
   uint64_t head = 0;
   uint64_t other = 0;  // opaque modules (a graph built from a checkpoint's tensors)
+  std::vector<uint64_t> by_section;  // parameters per ModelGraph::sections entry (empty: none)
 };
 
 Result<ParamCounts> CountParameters(const ModelGraph& graph);

@@ -91,6 +91,17 @@ nlohmann::json CheckpointJson(const CheckpointComparison& c) {
   return j;
 }
 
+// [{"name": "vision tower", "label": ..., "params": N}, ...]; [] for a model of one part.
+nlohmann::json SectionsJson(const Estimate& e) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < e.graph.sections.size(); ++i) {
+    out.push_back({{"name", e.graph.sections[i].name},
+                   {"label", e.graph.sections[i].label},
+                   {"params", i < e.params.by_section.size() ? e.params.by_section[i] : 0}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json EstimateToJson(const Estimate& e) {
@@ -118,6 +129,7 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"norm", p.norm},
                    {"head", p.head},
                    {"other", p.other}}},
+                 {"by_section", SectionsJson(e)},
                  {"stored_bytes_by_dtype", e.stored_bytes_by_dtype},
                  {"lora_adapter", e.lora_params}};
   j["kv_cache"] = {{"bytes_per_element", e.kv.bytes_per_element},
