@@ -53,6 +53,43 @@ Status ValidateLoraTargets(const ModelGraph& g, const Assumptions& a) {
 
 int DtypeBits(const std::string& dtype) { return SafetensorsDtypeBits(dtype).value_or(16); }
 
+// Python's json module writes float('inf') and float('nan') as the bare words Infinity and NaN,
+// which JSON does not have; real configs carry them (Mamba-Codestral's time_step_limit), and
+// transformers reads them. The words outside strings become null: no count depends on them.
+// Returns nullopt when the text has none.
+std::optional<std::string> PythonWordsAsNull(std::string_view text) {
+  std::string out;
+  bool in_string = false, escaped = false, replaced = false;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool word = false;
+    for (std::string_view w : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.substr(i, w.size()) == w) {
+        out += "null";
+        i += w.size() - 1;
+        word = replaced = true;
+        break;
+      }
+    }
+    if (!word) out += c;
+  }
+  if (!replaced) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
@@ -115,7 +152,12 @@ Result<Estimate> EstimateModelFromText(std::string_view config_json, const Estim
   try {
     config = nlohmann::json::parse(config_json);
   } catch (const nlohmann::json::exception& err) {  // parse_error, or out_of_range: 1e999
-    return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
+    const std::optional<std::string> python = PythonWordsAsNull(config_json);
+    config = python ? nlohmann::json::parse(*python, nullptr, /*allow_exceptions=*/false)
+                    : nlohmann::json(nlohmann::json::value_t::discarded);
+    if (config.is_discarded()) {
+      return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
+    }
   }
   return EstimateModel(config, input);
 }
