@@ -50,6 +50,18 @@ double MoeTraining(const Node& node, const Assumptions& a) {
   return elements * a.activation_bytes + 4 * D(m.experts);  // fp32 router probabilities
 }
 
+// A module whose structure is not modelled (a graph from a checkpoint's tensors): autograd keeps
+// at least the input of every linear layer, which its weight gradient needs; a token visits
+// top_k of routed experts. What elementwise functions between them keep is not counted.
+double OpaqueTraining(const Node& node, const Assumptions& a) {
+  double elements = 0;
+  for (const TensorSpec& t : node.tensors) {
+    if (t.role != TensorRole::kParameter || !t.is_linear()) continue;
+    elements += D(t.linear_in) * (t.routed ? D(node.moe.top_k) : D(t.copies));
+  }
+  return elements * a.activation_bytes;
+}
+
 double NormTraining(const Node& node, const Assumptions& a) {
   const double stats = node.norm == NormKind::kRms ? 4 : 8;  // rstd (+ mean), fp32
   return (node.saves_input ? D(node.output_width) * a.activation_bytes : 0) + stats;
@@ -72,6 +84,8 @@ double TrainingActivationBytesPerToken(const Node& node, int64_t seq, const Assu
       return MoeTraining(node, a);
     case NodeKind::kHead:
       return D(node.input_width) * a.activation_bytes;  // the head's input
+    case NodeKind::kOpaque:
+      return OpaqueTraining(node, a);
   }
   return 0;
 }
@@ -98,6 +112,13 @@ double InferencePeakBytesPerToken(const ModelGraph& graph, double bytes_per_acti
         transient = D(graph.hidden) + D(m.experts) * 2 +
                     D(m.top_k) * (D(graph.hidden) + 3 * D(m.expert_intermediate)) +
                     3 * D(m.shared_intermediate);
+      } else if (node.kind == NodeKind::kOpaque) {
+        // Not modelled: the widest linear output, next to its input.
+        for (const TensorSpec& t : node.tensors) {
+          if (!t.is_linear()) continue;
+          const double visits = t.routed ? D(node.moe.top_k) : 1;
+          transient = std::max(transient, D(t.linear_in) + D(t.linear_out) * visits);
+        }
       }
       peak = std::max(peak, transient);
     }

@@ -8,7 +8,8 @@
 // to every query head); a gated MLP keeps its input, gate, up, act(gate) and their product
 // (h + 4I), a plain MLP its input, pre- and post-activation (h + 2I); a MoE layer its router
 // probabilities and, for each of the top_k experts a token visits, the gathered input and the
-// expert's intermediates; the head keeps its input. Dropout is assumed off.
+// expert's intermediates; the head keeps its input; a module that is not modelled (a graph from
+// a checkpoint's tensors) the inputs of its linear layers. Dropout is assumed off.
 //
 // Inference: the peak of one forward step: the residual stream plus the largest transient of
 // any node (q, k, v and output; gate, up and product).

@@ -1,7 +1,8 @@
 // The Llama-style decoder family: separate q/k/v/o projections, a gate/up/down (or c_fc/c_proj)
-// MLP or a mixture of experts, norms around both. Covers llama, mistral, mixtral, qwen2,
-// qwen2_moe, qwen3, gemma, gemma2, gemma3_text, olmo, olmo2 and starcoder2, which differ only in
-// the switches of LlamaFamily below.
+// MLP or a mixture of experts, norms around both (or one norm before both, in parallel). Covers
+// llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, olmo,
+// olmo2, olmoe, starcoder2, granite, granitemoe, smollm3, ernie4_5, cohere and cohere2, which
+// differ only in the switches of LlamaFamily below.
 
 #include <nlohmann/json.hpp>
 
@@ -17,21 +18,38 @@ enum class NormLayout {
   kPre,       // input_layernorm, post_attention_layernorm (before attention and MLP)
   kSandwich,  // gemma2/3: + pre_feedforward_layernorm, post_feedforward_layernorm (4 per block)
   kPost,      // olmo2: post_attention_layernorm, post_feedforward_layernorm after each sublayer
+  kParallel,  // cohere: one input_layernorm whose output feeds attention and MLP side by side
 };
-enum class QkNorm { kNone, kPerHead, kFullWidth };
+enum class QkNorm {
+  kNone,
+  kPerHead,    // q_norm, k_norm [head_dim], shared by the heads
+  kFullWidth,  // q_norm [heads * head_dim], k_norm [kv_heads * head_dim]
+  // cohere: only with "use_qk_norm" (default false), LayerNorm weights [heads, head_dim] and
+  // [kv_heads, head_dim], one row per head
+  kPerHeadWhenUseQkNorm,
+};
 enum class BiasRule {
   kAttentionBias,  // "attention_bias" (default false) on q, k, v, o; "mlp_bias" on the MLP
   kQkvOnly,        // qwen2: q, k, v always biased, o never
-  kUseBias,        // starcoder2: "use_bias" (default true) on every linear
+  kUseBias,        // starcoder2, ernie4_5: "use_bias" (default: use_bias_default) on every linear
+  kAttentionOnly,  // "attention_bias" (default false) on q, k, v, o; MLP and experts never biased
 };
 enum class Sliding {
   kNone,
   kAllLayers,  // mistral, mixtral, starcoder2: sliding_window on every layer when set
   kQwen,       // use_sliding_window: layers >= max_window_layers
   kAlternate,  // gemma2: even layers local
-  kPattern,    // gemma3: every sliding_window_pattern-th layer global
+  kPattern,    // gemma3, cohere2: every sliding_window_pattern-th layer global
+  kNoRope,     // smollm3: with use_sliding_window, the layers without RoPE (no_rope_layers 0)
 };
-enum class Moe { kNone, kMixtral, kQwen2Moe };
+enum class Moe {
+  kNone,
+  kMixtral,     // block_sparse_moe: gate, experts.{e}.w1/w2/w3
+  kQwen2Moe,    // mlp: gate, experts.{e}.gate/up/down_proj, shared_expert, shared_expert_gate
+  kQwen3Moe,    // mlp: gate, experts.{e}.gate/up/down_proj, no shared expert
+  kOlmoe,       // mlp: gate, experts.{e}.gate/up/down_proj of intermediate_size
+  kGraniteMoe,  // block_sparse_moe: router.layer, experts fused into input_linear/output_linear
+};
 
 struct LlamaFamily {
   std::string_view model_type = {};
@@ -44,13 +62,19 @@ struct LlamaFamily {
   bool gated = true;
   bool tie_default = false;
   const char* activation_default = "silu";
+  bool use_bias_default = true;  // BiasRule::kUseBias when "use_bias" is absent
   std::optional<int64_t> head_dim_default = std::nullopt;
   Sliding sliding = Sliding::kNone;
+  int64_t sliding_pattern_default = 6;  // Sliding::kPattern without "sliding_window_pattern"
+  // The window when config.json has no "sliding_window" key at all (0: none); an explicit null
+  // still means no sliding window.
+  int64_t sliding_window_default = 0;
   Moe moe = Moe::kNone;
 };
 
 constexpr int64_t kGemmaHeadDim = 256;
 constexpr int64_t kQwen3HeadDim = 128;
+constexpr int64_t kErnieHeadDim = 128;
 
 const LlamaFamily kFamilies[] = {
     {.model_type = "llama", .family = "Llama decoder: RMSNorm pre-norm, SwiGLU MLP, RoPE"},
@@ -113,6 +137,55 @@ const LlamaFamily kFamilies[] = {
      .tie_default = true,
      .activation_default = "gelu_pytorch_tanh",
      .sliding = Sliding::kAllLayers},
+    {.model_type = "qwen3_moe",
+     .family = "Qwen3-MoE decoder: per-head q/k RMSNorm, routed SwiGLU experts, no shared expert",
+     .qk_norm = QkNorm::kPerHead,
+     .bias = BiasRule::kAttentionOnly,
+     .sliding = Sliding::kQwen,
+     .moe = Moe::kQwen3Moe},
+    {.model_type = "olmoe",
+     .family = "OLMoE decoder: full-width q/k RMSNorm, routed SwiGLU experts, no shared expert",
+     .qk_norm = QkNorm::kFullWidth,
+     .bias = BiasRule::kAttentionOnly,
+     .moe = Moe::kOlmoe},
+    {.model_type = "granite",
+     .family = "Granite decoder: Llama layout; its embedding, attention, residual and logit "
+               "multipliers hold no parameters"},
+    {.model_type = "granitemoe",
+     .family = "Granite-MoE decoder: Granite attention, a linear router and SwiGLU experts fused "
+               "into one input_linear and one output_linear tensor per layer",
+     .bias = BiasRule::kAttentionOnly,
+     .moe = Moe::kGraniteMoe},
+    {.model_type = "smollm3",
+     .family = "SmolLM3 decoder: Llama layout, every no_rope_layer_interval-th layer without "
+               "RoPE (NoPE), tied embeddings",
+     .tie_default = true,
+     .sliding = Sliding::kNoRope},
+    {.model_type = "ernie4_5",
+     .family = "ERNIE-4.5 decoder: Llama layout, use_bias on every linear, heads * head_dim "
+               "independent of hidden_size, tied embeddings",
+     .bias = BiasRule::kUseBias,
+     .tie_default = true,
+     .use_bias_default = false,
+     .head_dim_default = kErnieHeadDim},
+    {.model_type = "cohere",
+     .family = "Cohere decoder: one bias-free LayerNorm before parallel attention and SwiGLU MLP, "
+               "tied embeddings, scaled logits",
+     .norms = NormLayout::kParallel,
+     .norm_kind = NormKind::kLayer,
+     .qk_norm = QkNorm::kPerHeadWhenUseQkNorm,
+     .bias = BiasRule::kAttentionOnly,
+     .tie_default = true},
+    {.model_type = "cohere2",
+     .family = "Cohere2 decoder: one bias-free LayerNorm before parallel attention and SwiGLU "
+               "MLP, 3 sliding : 1 global attention (global layers without RoPE), tied embeddings",
+     .norms = NormLayout::kParallel,
+     .norm_kind = NormKind::kLayer,
+     .bias = BiasRule::kAttentionOnly,
+     .tie_default = true,
+     .sliding = Sliding::kPattern,
+     .sliding_pattern_default = 4,
+     .sliding_window_default = 4096},
 };
 
 struct Dims {
@@ -127,7 +200,11 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   shape.heads = d.heads;
   shape.kv_heads = d.kv_heads;
   shape.head_dim = shape.v_head_dim = d.head_dim;
-  if (f.qk_norm != QkNorm::kNone) shape.qk_norm_width = (d.heads + d.kv_heads) * d.head_dim;
+  QkNorm qk_norm = f.qk_norm;
+  if (qk_norm == QkNorm::kPerHeadWhenUseQkNorm && !config.Flag({"use_qk_norm"}, false)) {
+    qk_norm = QkNorm::kNone;
+  }
+  if (qk_norm != QkNorm::kNone) shape.qk_norm_width = (d.heads + d.kv_heads) * d.head_dim;
   shape.logit_softcap = config.Has({"attn_logit_softcapping"});
   Node n = AttentionNode("model.layers.{i}.self_attn", shape);
   n.output_width = d.hidden;
@@ -135,12 +212,21 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   AddLinear(n, "k_proj", d.hidden, d.kv_heads * d.head_dim, d.qkv_bias);
   AddLinear(n, "v_proj", d.hidden, d.kv_heads * d.head_dim, d.qkv_bias);
   AddLinear(n, "o_proj", d.heads * d.head_dim, d.hidden, d.o_bias);
-  if (f.qk_norm == QkNorm::kPerHead) {
-    AddTensor(n, "q_norm.weight", {d.head_dim});
-    AddTensor(n, "k_norm.weight", {d.head_dim});
-  } else if (f.qk_norm == QkNorm::kFullWidth) {
-    AddTensor(n, "q_norm.weight", {d.heads * d.head_dim});
-    AddTensor(n, "k_norm.weight", {d.kv_heads * d.head_dim});
+  switch (qk_norm) {
+    case QkNorm::kNone:
+      break;
+    case QkNorm::kPerHead:
+      AddTensor(n, "q_norm.weight", {d.head_dim});
+      AddTensor(n, "k_norm.weight", {d.head_dim});
+      break;
+    case QkNorm::kFullWidth:
+      AddTensor(n, "q_norm.weight", {d.heads * d.head_dim});
+      AddTensor(n, "k_norm.weight", {d.kv_heads * d.head_dim});
+      break;
+    case QkNorm::kPerHeadWhenUseQkNorm:
+      AddTensor(n, "q_norm.weight", {d.heads, d.head_dim});
+      AddTensor(n, "k_norm.weight", {d.kv_heads, d.head_dim});
+      break;
   }
   // Conversions from the original Llama weights stored the rotary frequencies; most don't.
   TensorSpec& inv_freq = AddTensor(n, "rotary_emb.inv_freq", {d.head_dim / 2}, TensorRole::kBuffer);
@@ -175,6 +261,15 @@ void AddExperts(Node& n, const std::vector<std::pair<const char*, bool>>& projec
   }
 }
 
+// GraniteMoeParallelExperts: one [experts, out, in] parameter for all experts of a layer,
+// stored as such, top_k of its slices active per token; it is no nn.Linear (F.linear per
+// expert), so neither LoRA nor 4-bit quantization touches it.
+void AddFusedExperts(Node& n, const std::string& name, int64_t experts, int64_t in, int64_t out) {
+  TensorSpec& t = AddTensor(n, name + ".weight", {experts, out, in});
+  t.experts_in_dim0 = true;
+  t.routed = true;
+}
+
 Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   MoeShape shape;
   shape.gated = true;
@@ -182,36 +277,79 @@ Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   Node n;
   n.kind = NodeKind::kMoe;
   n.output_width = d.hidden;
-  if (f.moe == Moe::kMixtral) {
-    shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
-                                    "num_local_experts absent: Mixtral's default 8");
-    shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
-                                  "num_experts_per_tok absent: Mixtral's default 2");
-    shape.expert_intermediate = d.intermediate;
-    n.module = "model.layers.{i}.block_sparse_moe";
-    AddLinear(n, "gate", d.hidden, shape.experts, false);
-    AddExperts(n, {{"w1", false}, {"w2", true}, {"w3", false}}, "experts.{e}.", d.hidden,
-               shape.expert_intermediate, shape.experts);
-  } else {
-    shape.experts = config.Positive({"num_experts"}, kMaxExperts, 60,
-                                    "num_experts absent: Qwen2-MoE's default 60");
-    shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 4,
-                                  "num_experts_per_tok absent: Qwen2-MoE's default 4");
-    shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 1408,
-                                                "moe_intermediate_size absent: default 1408");
-    shape.shared_intermediate =
-        config.NonNegative({"shared_expert_intermediate_size"}, kMaxWidth, 5632,
-                           "shared_expert_intermediate_size absent: default 5632");
-    n.module = "model.layers.{i}.mlp";
-    AddLinear(n, "gate", d.hidden, shape.experts, false);
-    AddExperts(n, {{"gate_proj", false}, {"up_proj", false}, {"down_proj", true}}, "experts.{e}.",
-               d.hidden, shape.expert_intermediate, shape.experts);
-    if (shape.shared_intermediate) {
-      AddLinear(n, "shared_expert.gate_proj", d.hidden, shape.shared_intermediate, false);
-      AddLinear(n, "shared_expert.up_proj", d.hidden, shape.shared_intermediate, false);
-      AddLinear(n, "shared_expert.down_proj", shape.shared_intermediate, d.hidden, false);
-      AddLinear(n, "shared_expert_gate", d.hidden, 1, false);
-    }
+  const std::vector<std::pair<const char*, bool>> gate_up_down = {
+      {"gate_proj", false}, {"up_proj", false}, {"down_proj", true}};
+  switch (f.moe) {
+    case Moe::kNone:
+      break;
+    case Moe::kMixtral:
+      shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
+                                      "num_local_experts absent: Mixtral's default 8");
+      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
+                                    "num_experts_per_tok absent: Mixtral's default 2");
+      shape.expert_intermediate = d.intermediate;
+      n.module = "model.layers.{i}.block_sparse_moe";
+      AddLinear(n, "gate", d.hidden, shape.experts, false);
+      AddExperts(n, {{"w1", false}, {"w2", true}, {"w3", false}}, "experts.{e}.", d.hidden,
+                 shape.expert_intermediate, shape.experts);
+      break;
+    case Moe::kQwen2Moe:
+      shape.experts = config.Positive({"num_experts"}, kMaxExperts, 60,
+                                      "num_experts absent: Qwen2-MoE's default 60");
+      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 4,
+                                    "num_experts_per_tok absent: Qwen2-MoE's default 4");
+      shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 1408,
+                                                  "moe_intermediate_size absent: default 1408");
+      shape.shared_intermediate =
+          config.NonNegative({"shared_expert_intermediate_size"}, kMaxWidth, 5632,
+                             "shared_expert_intermediate_size absent: default 5632");
+      n.module = "model.layers.{i}.mlp";
+      AddLinear(n, "gate", d.hidden, shape.experts, false);
+      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
+                 shape.experts);
+      if (shape.shared_intermediate) {
+        AddLinear(n, "shared_expert.gate_proj", d.hidden, shape.shared_intermediate, false);
+        AddLinear(n, "shared_expert.up_proj", d.hidden, shape.shared_intermediate, false);
+        AddLinear(n, "shared_expert.down_proj", shape.shared_intermediate, d.hidden, false);
+        AddLinear(n, "shared_expert_gate", d.hidden, 1, false);
+      }
+      break;
+    case Moe::kQwen3Moe:
+      // Qwen3MoeConfig maps num_local_experts to num_experts.
+      shape.experts = config.Positive({"num_experts", "num_local_experts"}, kMaxExperts, 128,
+                                      "num_experts absent: Qwen3-MoE's default 128");
+      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 8,
+                                    "num_experts_per_tok absent: Qwen3-MoE's default 8");
+      shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 768,
+                                                  "moe_intermediate_size absent: default 768");
+      n.module = "model.layers.{i}.mlp";
+      AddLinear(n, "gate", d.hidden, shape.experts, false);
+      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
+                 shape.experts);
+      break;
+    case Moe::kOlmoe:
+      shape.experts = config.Positive({"num_experts"}, kMaxExperts, 64,
+                                      "num_experts absent: OLMoE's default 64");
+      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 8,
+                                    "num_experts_per_tok absent: OLMoE's default 8");
+      shape.expert_intermediate = d.intermediate;
+      n.module = "model.layers.{i}.mlp";
+      AddLinear(n, "gate", d.hidden, shape.experts, false);
+      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
+                 shape.experts);
+      break;
+    case Moe::kGraniteMoe:
+      shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
+                                      "num_local_experts absent: Granite-MoE's default 8");
+      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
+                                    "num_experts_per_tok absent: Granite-MoE's default 2");
+      shape.expert_intermediate = d.intermediate;
+      n.module = "model.layers.{i}.block_sparse_moe";
+      AddLinear(n, "router.layer", d.hidden, shape.experts, false);
+      // input_linear holds gate and up of every expert ([experts, 2 * intermediate, hidden]).
+      AddFusedExperts(n, "input_linear", shape.experts, d.hidden, 2 * shape.expert_intermediate);
+      AddFusedExperts(n, "output_linear", shape.experts, shape.expert_intermediate, d.hidden);
+      break;
   }
   CheckTopK(config, shape.top_k, shape.experts);
   n.moe = shape;
@@ -220,7 +358,8 @@ Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
       ", " + ActivationLabel(true, d.activation) + " " + std::to_string(shape.expert_intermediate) +
       " each" +
       (shape.shared_intermediate ? ", shared expert " + std::to_string(shape.shared_intermediate)
-                                 : std::string());
+                                 : std::string()) +
+      (f.moe == Moe::kGraniteMoe ? ", fused per layer" : "");
   return n;
 }
 
@@ -244,15 +383,38 @@ BlockTemplate Block(const LlamaFamily& f, const Dims& d, Node attention, Node ml
       b.nodes = NodeList(std::move(attention), norm("post_attention_layernorm"), std::move(mlp),
                          norm("post_feedforward_layernorm"));
       break;
+    case NormLayout::kParallel:
+      mlp.saves_input = false;  // reads the same norm output as attention
+      b.nodes = NodeList(norm("input_layernorm"), std::move(attention), std::move(mlp));
+      break;
   }
   return b;
 }
 
+// Sliding::kNoRope: whether layer i has no RoPE, from no_rope_layers (1: RoPE, 0: NoPE) or,
+// without it, every no_rope_layer_interval-th layer (SmolLM3Config's default).
+bool NoRopeLayer(ConfigReader& config, const std::vector<int64_t>& no_rope_layers, int64_t i) {
+  if (!no_rope_layers.empty()) {
+    return static_cast<size_t>(i) < no_rope_layers.size() &&
+           no_rope_layers[static_cast<size_t>(i)] == 0;
+  }
+  return (i + 1) % config.Positive({"no_rope_layer_interval"}, kMaxLayers, 4) == 0;
+}
+
 void ApplySliding(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
-  const std::optional<int64_t> window = config.OptionalPositive({"sliding_window"}, kMaxPositions);
+  std::optional<int64_t> window = config.OptionalPositive({"sliding_window"}, kMaxPositions);
+  if (!window && f.sliding_window_default > 0 && !config.json().contains("sliding_window")) {
+    window = f.sliding_window_default;
+    config.Note("sliding_window absent: the architecture's default " +
+                std::to_string(f.sliding_window_default));
+  }
+  // SmolLM3 slides only with use_sliding_window, whatever layer_types says.
+  if (f.sliding == Sliding::kNoRope && !config.Flag({"use_sliding_window"}, false)) return;
   if (ApplyLayerTypes(config, g, window.value_or(0))) return;
   if (!window) return;
   const int64_t layers = static_cast<int64_t>(g.layers.size());
+  const std::vector<int64_t> no_rope_layers =
+      f.sliding == Sliding::kNoRope ? config.IntList({"no_rope_layers"}) : std::vector<int64_t>{};
   for (int64_t i = 0; i < layers; ++i) {
     bool sliding = false;
     switch (f.sliding) {
@@ -269,17 +431,21 @@ void ApplySliding(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
         sliding = i % 2 == 0;
         break;
       case Sliding::kPattern: {
-        const int64_t pattern = config.Positive({"sliding_window_pattern"}, kMaxLayers, 6);
+        const int64_t pattern =
+            config.Positive({"sliding_window_pattern"}, kMaxLayers, f.sliding_pattern_default);
         sliding = (i + 1) % pattern != 0;
         break;
       }
+      case Sliding::kNoRope:
+        sliding = NoRopeLayer(config, no_rope_layers, i);
+        break;
     }
     g.layers[static_cast<size_t>(i)].window = sliding ? *window : 0;
   }
 }
 
-// Which layers of a qwen2_moe model are sparse: not listed in mlp_only_layers and every
-// decoder_sparse_step-th.
+// Which layers of a qwen2_moe or qwen3_moe model are sparse: not listed in mlp_only_layers and
+// every decoder_sparse_step-th.
 std::vector<bool> QwenSparseLayers(ConfigReader& config, int64_t layers) {
   std::vector<bool> sparse(static_cast<size_t>(layers), true);
   const int64_t step = config.Positive({"decoder_sparse_step"}, kMaxLayers, 1);
@@ -310,7 +476,10 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
       d.qkv_bias = true;
       break;
     case BiasRule::kUseBias:
-      d.qkv_bias = d.o_bias = d.mlp_bias = config.Flag({"use_bias"}, true);
+      d.qkv_bias = d.o_bias = d.mlp_bias = config.Flag({"use_bias"}, f.use_bias_default);
+      break;
+    case BiasRule::kAttentionOnly:
+      d.qkv_bias = d.o_bias = config.Flag({"attention_bias"}, false);
       break;
   }
   g.family = f.family;
@@ -329,8 +498,9 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
     g.blocks.push_back(
         Block(f, d, std::move(attention), DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate)));
   } else {
-    g.blocks.push_back(Block(f, d, attention, MoeFor(f, config, d)));
-    if (f.moe == Moe::kQwen2Moe) {
+    Node moe = MoeFor(f, config, d);
+    g.blocks.push_back(Block(f, d, attention, std::move(moe)));
+    if (f.moe == Moe::kQwen2Moe || f.moe == Moe::kQwen3Moe) {
       const std::vector<bool> sparse = QwenSparseLayers(config, d.layers);
       for (size_t i = 0; i < sparse.size(); ++i) {
         if (sparse[i]) continue;

@@ -4,6 +4,7 @@
 // architectures.cc fills it once from the Register* functions of the arch_*.cc files.
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,16 @@ namespace hubwatch {
 
 // Fills graph from config; reports problems through config.Fail / config.Note.
 using ArchBuilder = std::function<void(ConfigReader& config, ModelGraph& graph)>;
+
+// Composite configs nest their parts (text_config, vision_config, encoder ...) at most this deep.
+inline constexpr int kMaxCompositeDepth = 4;
+
+// The graph of one part of a composite config (`part` of `parent`: its text_config, its
+// vision_config ...), built by the part's model_type (or `default_model_type` when it names
+// none) through the same registry, its notes prefixed with `part_name`. Errors: the part is not
+// an object, nests deeper than kMaxCompositeDepth, or names a model_type that is not modelled.
+Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& part,
+                             std::string_view part_name, std::string_view default_model_type);
 
 class ArchRegistry {
  public:
@@ -42,5 +53,9 @@ void RegisterLlamaFamily(ArchRegistry& registry);
 void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi-msft, phi3
 void RegisterFalcon(ArchRegistry& registry);
 void RegisterDeepseek(ArchRegistry& registry);
+// bert, roberta, xlm-roberta, distilbert, mpnet, deberta-v2, modernbert, electra
+void RegisterEncoders(ArchRegistry& registry);
+// opt, bloom, gptj, gpt_bigcode, mpt, stablelm
+void RegisterClassicDecoders(ArchRegistry& registry);
 
 }  // namespace hubwatch

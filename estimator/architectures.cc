@@ -19,6 +19,8 @@ const ArchRegistry& Registry() {
     RegisterGptFamily(r);
     RegisterFalcon(r);
     RegisterDeepseek(r);
+    RegisterEncoders(r);
+    RegisterClassicDecoders(r);
     return r;
   }();
   return registry;
@@ -85,9 +87,67 @@ void ApplyFp8BlockQuantization(ConfigReader& config, ModelGraph& g) {
       "weights as stored)");
 }
 
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Why reading `config` as the architecture of `g` (built by --assume) would be silently wrong,
+// or "" when it is only approximate: a mixture of experts read as a dense model misses 88-91% of
+// its parameters (Qwen3-235B-A22B, gpt-oss-20b, granite-3.1-1b-a400m read as llama); an encoder
+// read as a decoder counts 46-66% too many (BERT and RoBERTa sizes read as llama).
+std::string AssumeMisreads(ConfigReader& config, const ModelGraph& g) {
+  bool moe_graph = false;
+  for (const BlockTemplate& b : g.blocks) {
+    for (const Node& n : b.nodes) moe_graph |= n.kind == NodeKind::kMoe;
+  }
+  for (std::string_view key : {"num_experts", "num_local_experts", "n_routed_experts",
+                               "moe_num_experts", "num_experts_per_tok"}) {
+    const nlohmann::json* v = config.Find({key});
+    if (!moe_graph && v && v->is_number_integer() && v->get<int64_t>() > 1) {
+      return "config.json describes a mixture of experts (" + std::string(key) + " " +
+             std::to_string(v->get<int64_t>()) + ") and " + g.model_type +
+             " is dense: every expert but one would be missing";
+    }
+  }
+  const nlohmann::json* archs = config.Find({"architectures"});
+  const std::string first = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
+                                ? (*archs)[0].get<std::string>()
+                                : "";
+  if (g.decodes && (config.Has({"type_vocab_size"}) || EndsWith(first, "ForMaskedLM"))) {
+    return "config.json describes an encoder (" +
+           std::string(config.Has({"type_vocab_size"}) ? "type_vocab_size" : Clip(first)) +
+           ") and " + g.model_type +
+           " is a decoder: its MLP, norms and head would be counted wrongly";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<std::string_view> SupportedArchitectures() { return Registry().Types(); }
+
+Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& part,
+                             std::string_view part_name, std::string_view default_model_type) {
+  const std::string where = "config.json: " + std::string(part_name);
+  if (parent.depth() + 1 > kMaxCompositeDepth) {
+    return Error::InvalidInput(where + ": composite configs nest deeper than " +
+                               std::to_string(kMaxCompositeDepth) + " levels");
+  }
+  if (!part.is_object()) return Error::InvalidInput(where + " is not a JSON object");
+  ConfigReader reader(part, parent.depth() + 1);
+  ModelGraph g;
+  g.model_type = Clip(reader.String({"model_type"}, std::string(default_model_type)));
+  if (!reader.ok()) return Error::InvalidInput(where + ": " + reader.error().message);
+  const ArchBuilder* builder = Registry().Find(g.model_type);
+  if (!builder) {
+    return Error::Unsupported("unsupported architecture: " + where + " has model_type \"" +
+                              g.model_type + "\", which is not modelled");
+  }
+  (*builder)(reader, g);
+  if (!reader.ok()) return Error{reader.error().code, where + ": " + reader.error().message};
+  for (std::string& note : reader.TakeNotes()) g.notes.push_back(std::string(part_name) + ": " + note);
+  return g;
+}
 
 Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOptions& options) {
   if (!config.is_object()) return Error::InvalidInput("config.json: not a JSON object");
@@ -122,6 +182,15 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
   (*builder)(reader, g);
   ApplyFp8BlockQuantization(reader, g);
   if (!reader.ok()) return reader.error();
+  if (g.approximate) {
+    ModelGraph assumed_graph = g;
+    assumed_graph.model_type = Clip(options.assume);
+    if (std::string why = AssumeMisreads(reader, assumed_graph); !why.empty()) {
+      return Error::InvalidInput("--assume " + Clip(options.assume) + " refused: " + why +
+                                 " (with safetensors headers, a model that is not modelled is "
+                                 "estimated from its checkpoint's tensors instead)");
+    }
+  }
 
   const std::string torch_dtype = reader.String({"torch_dtype", "dtype"}, "");
   g.dtype = build::SafetensorsDtype(torch_dtype);

@@ -12,7 +12,8 @@ std::string KeyName(Keys keys) { return keys.size() ? std::string(*keys.begin())
 
 }  // namespace
 
-ConfigReader::ConfigReader(const nlohmann::json& config) : config_(config) {}
+ConfigReader::ConfigReader(const nlohmann::json& config, int depth)
+    : config_(config), depth_(depth) {}
 
 const nlohmann::json* ConfigReader::Find(Keys keys) const { return FindKey(keys).second; }
 

@@ -37,7 +37,10 @@ inline constexpr int64_t kMaxPositions = int64_t{1} << 30;
 
 class ConfigReader {
  public:
-  explicit ConfigReader(const nlohmann::json& config);
+  // depth: how deep in a composite config this one sits (0: config.json itself; 1: its
+  // text_config ...), which composite builders pass on to BuildPart.
+  explicit ConfigReader(const nlohmann::json& config, int depth = 0);
+  int depth() const { return depth_; }
 
   // The value of the first key present and non-null, or nullptr.
   const nlohmann::json* Find(Keys keys) const;
@@ -70,6 +73,7 @@ class ConfigReader {
   std::optional<int64_t> ReadInteger(Keys keys, int64_t min, int64_t max);
 
   const nlohmann::json& config_;
+  int depth_ = 0;
   std::vector<std::string> notes_;
   std::optional<Error> error_;
 };

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "estimator/base/json_nesting.h"
+#include "estimator/checkpoint_graph.h"
 #include "estimator/format.h"
 
 namespace hubwatch {
@@ -52,12 +53,55 @@ Status ValidateLoraTargets(const ModelGraph& g, const Assumptions& a) {
 
 int DtypeBits(const std::string& dtype) { return SafetensorsDtypeBits(dtype).value_or(16); }
 
+// Python's json module writes float('inf') and float('nan') as the bare words Infinity and NaN,
+// which JSON does not have; real configs carry them (Mamba-Codestral's time_step_limit), and
+// transformers reads them. The words outside strings become null: no count depends on them.
+// Returns nullopt when the text has none.
+std::optional<std::string> PythonWordsAsNull(std::string_view text) {
+  std::string out;
+  bool in_string = false, escaped = false, replaced = false;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool word = false;
+    for (std::string_view w : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.substr(i, w.size()) == w) {
+        out += "null";
+        i += w.size() - 1;
+        word = replaced = true;
+        break;
+      }
+    }
+    if (!word) out += c;
+  }
+  if (!replaced) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
   if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
   if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
   Result<ModelGraph> graph = BuildModelGraph(config, input.build);
+  // An architecture that is not modelled is estimated from its checkpoint's tensors, when the
+  // headers are known (and --assume did not ask for a modelled one).
+  if (!graph.ok() && graph.error().code == ErrorCode::kUnsupported && !input.headers.empty() &&
+      input.build.assume.empty()) {
+    graph = BuildGraphFromCheckpoint(input.headers, &config);
+  }
   if (!graph.ok()) return graph.error();
   if (Status s = ValidateLoraTargets(*graph, input.assumptions); !s.ok()) return s.error();
 
@@ -90,7 +134,7 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
   e.memory = PlanMemory(e.graph, e.params, e.kv, e.workload, e.assumptions);
   e.fit = FitCards(e.memory, input.cards.empty() ? KnownCards() : input.cards, e.assumptions);
   e.cost = EstimateCost(e.fit, e.params.active, e.workload.seq, e.assumptions);
-  if (!input.headers.empty()) {
+  if (!input.headers.empty() && e.graph.source == GraphSource::kModelled) {
     Result<CheckpointComparison> c = CompareWithCheckpoint(e.graph, e.params, input.headers);
     if (!c.ok()) return c.error();
     e.checkpoint = std::move(c).value();
@@ -108,7 +152,12 @@ Result<Estimate> EstimateModelFromText(std::string_view config_json, const Estim
   try {
     config = nlohmann::json::parse(config_json);
   } catch (const nlohmann::json::exception& err) {  // parse_error, or out_of_range: 1e999
-    return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
+    const std::optional<std::string> python = PythonWordsAsNull(config_json);
+    config = python ? nlohmann::json::parse(*python, nullptr, /*allow_exceptions=*/false)
+                    : nlohmann::json(nlohmann::json::value_t::discarded);
+    if (config.is_discarded()) {
+      return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
+    }
   }
   return EstimateModel(config, input);
 }

@@ -87,6 +87,10 @@ std::string ExplainComponent(const MemoryComponent& c, const MemoryPlan& plan, c
              Grouped(static_cast<uint64_t>(plan.tokens)) + "-token sequence" +
              (e.kv.sliding_layers ? " (sliding layers hold their window only)" : "");
     case MemoryItem::kPrefill:
+      if (!e.graph.decodes) {
+        return std::to_string(plan.batch) + " x the peak of one forward pass over a " +
+               Grouped(static_cast<uint64_t>(plan.tokens)) + "-token input (no KV cache)";
+      }
       return "peak of one " + Grouped(static_cast<uint64_t>(a.prefill_tokens)) +
              "-token forward step";
     case MemoryItem::kOverheadFactor:

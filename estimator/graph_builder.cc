@@ -189,4 +189,46 @@ std::string SafetensorsDtype(const std::string& torch_dtype) {
   return "";
 }
 
+void PrefixModules(ModelGraph& g, const std::string& prefix) {
+  auto prefix_all = [&](std::vector<Node>& nodes) {
+    for (Node& n : nodes) {
+      n.module = n.module.empty() ? prefix.substr(0, prefix.size() - (prefix.ends_with('.') ? 1 : 0))
+                                  : prefix + n.module;
+    }
+  };
+  prefix_all(g.embeddings);
+  for (BlockTemplate& b : g.blocks) prefix_all(b.nodes);
+  prefix_all(g.final_nodes);
+  prefix_all(g.extra_nodes);
+}
+
+void AppendSection(ModelGraph& into, ModelGraph part, GraphSection section) {
+  const int index = static_cast<int>(into.sections.size());
+  into.sections.push_back(std::move(section));
+  auto mark = [index](std::vector<Node>& nodes) {
+    for (Node& n : nodes) n.section = index;
+  };
+  mark(part.embeddings);
+  mark(part.final_nodes);
+  mark(part.extra_nodes);
+  const int block_base = static_cast<int>(into.blocks.size());
+  for (BlockTemplate& b : part.blocks) {
+    mark(b.nodes);
+    into.blocks.push_back(std::move(b));
+  }
+  for (size_t i = 0; i < part.layers.size(); ++i) {
+    LayerSpec layer = part.layers[i];
+    layer.block += block_base;
+    if (layer.number < 0) layer.number = static_cast<int64_t>(i);
+    into.layers.push_back(layer);
+  }
+  auto move_all = [](std::vector<Node>& from, std::vector<Node>& to) {
+    for (Node& n : from) to.push_back(std::move(n));
+  };
+  move_all(part.embeddings, into.embeddings);
+  move_all(part.final_nodes, into.final_nodes);
+  move_all(part.extra_nodes, into.extra_nodes);
+  for (std::string& note : part.notes) into.notes.push_back(std::move(note));
+}
+
 }  // namespace hubwatch::build

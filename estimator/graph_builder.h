@@ -60,6 +60,15 @@ void UniformLayers(ModelGraph& graph, int64_t layers);
 // returns true and applies it. Otherwise returns false and leaves the layers alone.
 bool ApplyLayerTypes(ConfigReader& config, ModelGraph& graph, int64_t window);
 
+// Every node's module in `g` prefixed: "model.layers.{i}" -> "language_model.model.layers.{i}"
+// (a composite's checkpoint names its parts under their attribute names).
+void PrefixModules(ModelGraph& g, const std::string& prefix);
+
+// Appends `part` to `into` as a section of its own (ModelGraph::sections): its embeddings,
+// layers (numbered in its tensor names as in the part), final and extra nodes and notes. The
+// composite's own fields (vocab, hidden, tied, decodes ...) are left to the caller.
+void AppendSection(ModelGraph& into, ModelGraph part, GraphSection section);
+
 // torch_dtype ("bfloat16") -> safetensors dtype ("BF16"); empty if unknown or absent.
 std::string SafetensorsDtype(const std::string& torch_dtype);
 

@@ -1,8 +1,10 @@
 #pragma once
 
 // The KV cache a model keeps per token and per sequence, honouring GQA/MQA (kv_heads), explicit
-// head_dim, MLA latents (one kv_lora_rank + rope vector per layer) and per-layer sliding
-// windows (a sliding layer holds at most `window` tokens). Pure function; thread-safe.
+// head_dim, MLA latents (one kv_lora_rank + rope vector per layer), per-layer sliding windows (a
+// sliding layer holds at most `window` tokens), attention that caches nothing (an encoder: no
+// KV cache at all) and cross-attention (the encoder output's K and V, once per sequence).
+// Pure function; thread-safe.
 
 #include <cstdint>
 #include <vector>
@@ -20,7 +22,11 @@ struct KvCache {
   // Bytes for one sequence of `context` tokens, sliding layers holding only their window.
   double bytes_per_sequence = 0;
   int64_t sliding_layers = 0;
-  bool latent = false;                           // MLA: the cache holds a latent, not K and V
+  bool latent = false;  // MLA: the cache holds a latent, not K and V
+  // Attention layers that cache their own K and V; 0: the model keeps no KV cache (an encoder,
+  // a graph whose attention is not known).
+  int64_t cached_attention_layers = 0;
+  double cross_bytes_per_sequence = 0;  // cross-attention: fixed per sequence, in bytes_per_sequence
   std::vector<double> layer_bytes_per_token;     // per layer
   std::vector<double> layer_bytes_per_sequence;  // per layer, at `context`
 };

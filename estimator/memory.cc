@@ -51,11 +51,11 @@ BlockFacts Facts(const BlockTemplate& block, int64_t seq, const Assumptions& a) 
   for (const Node& node : block.nodes) {
     for (const TensorSpec& t : node.tensors) {
       if (t.role != TensorRole::kParameter) continue;
-      const double n = D(t.Elements().value());
+      const double n = D(t.Parameters().value());
       f.params += n;
       if (t.is_linear()) {
-        f.quantized_bytes += Nf4Bytes(D(t.ElementsPerCopy().value()), a) * D(t.copies);
-        f.largest_linear = std::max(f.largest_linear, D(t.ElementsPerCopy().value()));
+        f.quantized_bytes += Nf4Bytes(D(t.ParametersPerCopy().value()), a) * D(t.copies);
+        f.largest_linear = std::max(f.largest_linear, D(t.ParametersPerCopy().value()));
       } else {
         f.unquantized_params += n;
       }
@@ -113,7 +113,7 @@ MemoryPlan TrainingPlan(const Shared& s, MemoryMode mode) {
   const double states =
       a.weight_bytes + a.grad_bytes + a.master_bytes + a.adam_m_bytes + a.adam_v_bytes;
   const double seq = D(s.w.seq);
-  const double logits_per_token = D(s.g.vocab) * a.logits_bytes;
+  const double logits_per_token = s.g.vocab_logits ? D(s.g.vocab) * a.logits_bytes : 0;
   const double final_act = FinalActivationPerToken(s.g, s.w.seq, a) + logits_per_token;
 
   MemoryPlan p;
@@ -201,8 +201,12 @@ MemoryPlan ServePlan(const Shared& s) {
   p.tokens = s.w.context;
   p.factor = a.serve_overhead_factor;
   p.usable_fraction = a.serve_utilization;
-  const double prefill = D(a.prefill_tokens) * InferencePeakBytesPerToken(s.g, a.activation_bytes);
+  const double peak_per_token = InferencePeakBytesPerToken(s.g, a.activation_bytes);
+  // A decoder's prefill runs in steps of prefill_tokens, once per card at a time; an encoder's
+  // forward pass holds a whole input per sequence of the batch.
+  const double prefill = s.g.decodes ? D(a.prefill_tokens) * peak_per_token : 0;
   p.per_card_fixed = a.serve_runtime_gb * 1e9 + prefill;
+  if (!s.g.decodes) p.per_card_per_sample = D(s.w.context) * peak_per_token;
 
   p.units.reserve(s.g.layers.size() + 2);
   p.units.push_back({s.embed_params * a.serve_weight_bytes, 0});
@@ -218,8 +222,11 @@ MemoryPlan ServePlan(const Shared& s) {
   const double b = D(s.w.batch);
   auto& c = p.components;
   c.push_back({MemoryItem::kWeights, D(s.params.total) * a.serve_weight_bytes});
-  c.push_back({MemoryItem::kKvCache, b * s.kv.bytes_per_sequence});
+  if (s.g.decodes || s.kv.bytes_per_sequence) {
+    c.push_back({MemoryItem::kKvCache, b * s.kv.bytes_per_sequence});
+  }
   if (prefill) c.push_back({MemoryItem::kPrefill, prefill});
+  if (p.per_card_per_sample) c.push_back({MemoryItem::kPrefill, b * p.per_card_per_sample});
   if (a.serve_runtime_gb) c.push_back({MemoryItem::kRuntime, a.serve_runtime_gb * 1e9});
   if (p.factor != 1) {
     c.push_back({MemoryItem::kOverheadFactor, (p.Fixed() + p.PerSample() * b) * (p.factor - 1)});

@@ -10,11 +10,13 @@ void ReplaceAll(std::string& s, std::string_view from, const std::string& to) {
 }
 
 struct Tally {
-  Count total, on_disk, active, buffers, tied_copies, extra, embedding, attention, mlp, norm, head;
+  std::vector<Count> by_section;
+  Count total, on_disk, active, buffers, tied_copies, extra, embedding, attention, mlp, norm, head,
+      other;
 
   void Add(const Node& node, const TensorSpec& t, Count times) {
-    const Count elements = t.Elements() * times;
-    if (t.stored) on_disk += elements;
+    if (t.stored) on_disk += t.Elements() * times;
+    const Count elements = t.Parameters() * times;
     switch (t.role) {
       case TensorRole::kParameter:
         break;
@@ -29,8 +31,10 @@ struct Tally {
         return;
     }
     total += elements;
-    active += t.routed ? t.ElementsPerCopy() * Count(static_cast<uint64_t>(node.moe.top_k)) * times
-                       : elements;
+    if (static_cast<size_t>(node.section) < by_section.size()) by_section[static_cast<size_t>(node.section)] += elements;
+    active += t.routed
+                  ? t.ParametersPerExpert() * Count(static_cast<uint64_t>(node.moe.top_k)) * times
+                  : elements;
     switch (node.kind) {
       case NodeKind::kEmbedding:
       case NodeKind::kPositionEmbedding:
@@ -49,6 +53,9 @@ struct Tally {
       case NodeKind::kHead:
         head += elements;
         break;
+      case NodeKind::kOpaque:
+        other += elements;
+        break;
     }
   }
 
@@ -65,10 +72,20 @@ Count TensorSpec::ElementsPerCopy() const {
   return n;
 }
 
+Count TensorSpec::ParametersPerExpert() const {
+  if (!experts_in_dim0 || shape.size() == 0) return ParametersPerCopy();
+  Count n(static_cast<uint64_t>(packing));
+  for (size_t d = 1; d < shape.size(); ++d) {
+    const int64_t v = *(shape.begin() + d);
+    n *= Count(v < 0 ? 0 : static_cast<uint64_t>(v));
+  }
+  return n;
+}
+
 Count NodeParams(const Node& node) {
   Count n;
   for (const TensorSpec& t : node.tensors) {
-    if (t.role == TensorRole::kParameter) n += t.Elements();
+    if (t.role == TensorRole::kParameter) n += t.Parameters();
   }
   return n;
 }
@@ -83,6 +100,7 @@ Count LayerParams(const ModelGraph& graph, size_t layer) {
 
 Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   Tally tally;
+  tally.by_section.resize(graph.sections.size());
   for (const Node& node : graph.embeddings) tally.AddNode(node, 1);
   const std::vector<uint64_t> uses = BlockUses(graph);
   for (size_t b = 0; b < graph.blocks.size(); ++b) {
@@ -108,6 +126,8 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   counts.mlp = tally.mlp.value();
   counts.norm = tally.norm.value();
   counts.head = tally.head.value();
+  counts.other = tally.other.value();
+  for (const Count& c : tally.by_section) counts.by_section.push_back(c.value());
   return counts;
 }
 
@@ -136,8 +156,9 @@ void ForEachTensor(const ModelGraph& graph,
   };
   for (const Node& node : graph.embeddings) visit(node, -1);
   for (size_t i = 0; i < graph.layers.size(); ++i) {
-    for (const Node& node : graph.blocks[static_cast<size_t>(graph.layers[i].block)].nodes) {
-      visit(node, static_cast<int64_t>(i));
+    const LayerSpec& layer = graph.layers[i];
+    for (const Node& node : graph.blocks[static_cast<size_t>(layer.block)].nodes) {
+      visit(node, layer.number >= 0 ? layer.number : static_cast<int64_t>(i));
     }
   }
   for (const Node& node : graph.final_nodes) visit(node, -1);

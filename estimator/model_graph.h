@@ -5,7 +5,10 @@
 //
 // A graph is: embedding nodes, a sequence of layers (each an instance of a block template plus
 // its attention window), final nodes (norm, head), and nodes stored on disk that transformers
-// does not load (DeepSeek-V3's multi-token-prediction layer). Block templates are shared by the
+// does not load (DeepSeek-V3's multi-token-prediction layer). It is built from the modelled
+// structure of an architecture (architectures.h) or, for one that is not modelled, from the
+// tensors its checkpoint stores (checkpoint_graph.h): then its nodes are opaque groups of
+// tensors, counted exactly, whose activations are estimated from their linear layers. Block templates are shared by the
 // layers that use them, so a 42-layer model holds one template, not 42 copies; tensor names
 // carry "{i}" for the layer index and "{e}" for the expert index and are expanded on demand.
 //
@@ -64,18 +67,37 @@ struct TensorSpec {
   bool stored = true;
   int64_t copies = 1;     // experts: `copies` tensors named with "{e}" = 0..copies-1
   bool routed = false;    // a routed expert's tensor: only top_k of `copies` are active
+  // One tensor holding every expert of a layer along its first dimension (granitemoe's
+  // input_linear, gpt-oss's gate_up_proj): when routed, top_k of shape[0] slices are active.
+  bool experts_in_dim0 = false;
   int64_t linear_in = 0;  // a Linear/Conv1D weight: its in and out features (LoRA, QLoRA)
   int64_t linear_out = 0;
   std::string dtype;  // forced checkpoint dtype ("F32" for scales); empty: model dtype
+  // Parameters per stored element: 1, or what a packed quantized tensor holds in one element
+  // (GPTQ/AWQ 4-bit in int32: 8; NF4 or MXFP4 in a byte: 2). `shape` is the stored shape.
+  int64_t packing = 1;
 
   bool is_linear() const { return linear_in > 0; }
+  // Stored elements (of every copy): what the checkpoint holds.
   Count ElementsPerCopy() const;
   Count Elements() const { return ElementsPerCopy() * Count(static_cast<uint64_t>(copies)); }
+  // The parameters those elements hold: Elements() unless packed.
+  Count Parameters() const { return Elements() * Count(static_cast<uint64_t>(packing)); }
+  Count ParametersPerCopy() const {
+    return ElementsPerCopy() * Count(static_cast<uint64_t>(packing));
+  }
+  // The parameters of one expert: a copy, or one slice of an experts_in_dim0 tensor.
+  Count ParametersPerExpert() const;
 };
 
-enum class NodeKind { kEmbedding, kPositionEmbedding, kNorm, kAttention, kMlp, kMoe, kHead };
+// kOpaque: tensors a checkpoint stores under one module whose structure is not modelled.
+enum class NodeKind { kEmbedding, kPositionEmbedding, kNorm, kAttention, kMlp, kMoe, kHead, kOpaque };
 enum class NormKind { kRms, kLayer, kLayerNoAffine };
 enum class AttentionKind { kMha, kGqa, kMqa, kMla };
+// What an attention layer keeps between decoding steps: K and V of every token it has seen (a
+// causal decoder), nothing (an encoder or a vision tower reads its whole input at once), or K
+// and V of the encoder's output, computed once per sequence (cross-attention).
+enum class KvCaching { kSelf, kNone, kCross };
 
 struct AttentionShape {
   AttentionKind kind = AttentionKind::kMha;
@@ -88,6 +110,8 @@ struct AttentionShape {
   int64_t rope_head_dim = 0;   // MLA: decoupled rope key width
   int64_t qk_norm_width = 0;   // elements normalised per token by q_norm + k_norm (0: none)
   bool logit_softcap = false;  // gemma2: tanh soft-capping of the scores
+  KvCaching caching = KvCaching::kSelf;
+  int64_t cross_tokens = 0;  // kCross: the encoder positions each sequence caches
 };
 
 struct MlpShape {
@@ -118,6 +142,14 @@ struct Node {
   MlpShape mlp;
   MoeShape moe;
   NormKind norm = NormKind::kRms;
+  int section = 0;  // index into ModelGraph::sections (0 when the model is one part)
+};
+
+// A part of a composite model, counted and shown on its own: a vision tower, an audio encoder,
+// a projector, the text decoder, a T5 encoder. A graph of one part has none listed.
+struct GraphSection {
+  std::string name;   // "vision tower"
+  std::string label;  // "SigLIP ViT, 27 layers, 14x14 patches"
 };
 
 struct BlockTemplate {
@@ -128,9 +160,17 @@ struct BlockTemplate {
 struct LayerSpec {
   int block = 0;       // index into ModelGraph::blocks
   int64_t window = 0;  // sliding-window length in tokens; 0 = full attention
+  int64_t number = -1;  // the {i} of its tensor names; -1: its place in ModelGraph::layers
+};
+
+// Where a graph's structure comes from.
+enum class GraphSource {
+  kModelled,           // the architecture's layout, tensor by tensor (architectures.h)
+  kCheckpointTensors,  // the checkpoint's tensors, grouped by module (checkpoint_graph.h)
 };
 
 struct ModelGraph {
+  GraphSource source = GraphSource::kModelled;
   std::string model_type;    // "gemma2"
   std::string architecture;  // "Gemma2ForCausalLM"
   std::string family;        // one line on what makes this architecture what it is
@@ -141,15 +181,25 @@ struct ModelGraph {
   int64_t max_positions = 0;
   bool tied = false;
   bool approximate = false;  // built by --assume for an unsupported model_type
+  // Whether training computes vocabulary-wide logits (a language-model head); an encoder
+  // trained for embeddings or a tower has no such loss.
+  bool vocab_logits = true;
+  // Whether it generates token by token, its KV cache growing with the context (a decoder), or
+  // reads a whole input in one forward pass per request (an encoder: serving holds that pass's
+  // activations per sequence instead of a cache).
+  bool decodes = true;
   std::vector<Node> embeddings;
   std::vector<BlockTemplate> blocks;
   std::vector<LayerSpec> layers;
   std::vector<Node> final_nodes;
   std::vector<Node> extra_nodes;   // on disk only
   std::vector<std::string> notes;  // defaults used and structural assumptions
+  std::vector<GraphSection> sections;  // a composite's parts; empty: one part
 };
 
 // Parameter and element counts. All exact; CountParameters fails instead of overflowing.
+// Parameters are logical (a packed 4-bit tensor's elements times its packing); elements are
+// what the checkpoint stores.
 struct ParamCounts {
   uint64_t total = 0;          // unique trainable parameters (tied weights once)
   uint64_t on_disk = 0;        // elements the reference checkpoint stores
@@ -162,6 +212,8 @@ struct ParamCounts {
   uint64_t mlp = 0;  // dense MLPs and MoE (experts, routers, shared experts)
   uint64_t norm = 0;
   uint64_t head = 0;
+  uint64_t other = 0;  // opaque modules (a graph built from a checkpoint's tensors)
+  std::vector<uint64_t> by_section;  // parameters per ModelGraph::sections entry (empty: none)
 };
 
 Result<ParamCounts> CountParameters(const ModelGraph& graph);

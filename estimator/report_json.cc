@@ -91,6 +91,17 @@ nlohmann::json CheckpointJson(const CheckpointComparison& c) {
   return j;
 }
 
+// [{"name": "vision tower", "label": ..., "params": N}, ...]; [] for a model of one part.
+nlohmann::json SectionsJson(const Estimate& e) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < e.graph.sections.size(); ++i) {
+    out.push_back({{"name", e.graph.sections[i].name},
+                   {"label", e.graph.sections[i].label},
+                   {"params", i < e.params.by_section.size() ? e.params.by_section[i] : 0}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json EstimateToJson(const Estimate& e) {
@@ -102,7 +113,9 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                 {"family", g.family},         {"dtype", g.dtype},
                 {"vocab_size", g.vocab},      {"hidden_size", g.hidden},
                 {"layers", g.layers.size()},  {"max_position_embeddings", g.max_positions},
-                {"tied_embeddings", g.tied},  {"approximate", g.approximate}};
+                {"tied_embeddings", g.tied},  {"approximate", g.approximate},
+                {"source", g.source == GraphSource::kModelled ? "modelled" : "checkpoint_tensors"},
+                {"decodes", g.decodes}};
   j["params"] = {{"total", p.total},
                  {"on_disk", p.on_disk},
                  {"active", p.active},
@@ -114,7 +127,9 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"attention", p.attention},
                    {"mlp", p.mlp},
                    {"norm", p.norm},
-                   {"head", p.head}}},
+                   {"head", p.head},
+                   {"other", p.other}}},
+                 {"by_section", SectionsJson(e)},
                  {"stored_bytes_by_dtype", e.stored_bytes_by_dtype},
                  {"lora_adapter", e.lora_params}};
   j["kv_cache"] = {{"bytes_per_element", e.kv.bytes_per_element},
@@ -122,7 +137,9 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"context", e.kv.context},
                    {"bytes_per_sequence", e.kv.bytes_per_sequence},
                    {"sliding_layers", e.kv.sliding_layers},
-                   {"latent", e.kv.latent}};
+                   {"latent", e.kv.latent},
+                   {"cached_attention_layers", e.kv.cached_attention_layers},
+                   {"cross_bytes_per_sequence", e.kv.cross_bytes_per_sequence}};
   j["workload"] = {
       {"seq", e.workload.seq}, {"batch", e.workload.batch}, {"context", e.workload.context}};
 

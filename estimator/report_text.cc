@@ -287,7 +287,11 @@ std::string Title(const Estimate& e) {
   return EscapeControls(
       "hubwatch estimate: " + (g.architecture.empty() ? g.model_type : g.architecture) + " (" +
       g.model_type + ", " + G(e.params.total) + " parameters" +
-      (g.approximate ? ", APPROXIMATE" : "") + ")");
+      (g.approximate ? ", APPROXIMATE" : "") +
+      (g.source == GraphSource::kCheckpointTensors
+           ? ", from the checkpoint's tensors: structure not modelled"
+           : "") +
+      ")");
 }
 
 std::string TextTable(const Table& t) {

@@ -166,6 +166,19 @@ std::vector<Block> Headline(const Estimate& e) {
   }
   std::vector<Block> out;
   out.push_back(Paragraph{std::move(s)});
+  if (e.graph.source == GraphSource::kCheckpointTensors) {
+    out.push_back(Paragraph{
+        {Strong("From the checkpoint's tensors: structure not modelled. "),
+         Text(G(e.params.total) + " parameters counted exactly from the tensors its safetensors "
+              "headers list (" +
+              (e.graph.model_type.empty() ? std::string("no model_type")
+                                          : "model_type " + e.graph.model_type) +
+              ", which hubwatch does not model; " + std::to_string(layers) +
+              " numbered layers); activations are approximate and the KV cache comes from "
+              "config.json's generic keys" +
+              (e.kv.cached_attention_layers ? "" : " (not given: no KV cache is counted)") + ".")}});
+    return out;
+  }
   out.push_back(Paragraph{
       {Text("Reconstructed from its own config.json with no weights read: " + G(e.params.total) +
             " parameters, " + e.graph.model_type + ", " + std::to_string(layers) + " layers" +
@@ -175,6 +188,14 @@ std::vector<Block> Headline(const Estimate& e) {
 
 Section CheckpointSection(const Estimate& e) {
   Section s{"checkpoint", "Our count against the checkpoint", {}};
+  if (e.graph.source == GraphSource::kCheckpointTensors) {
+    s.blocks.push_back(Paragraph{
+        {Text("The structure was read from the checkpoint itself, so the count is the "
+              "checkpoint's own: " +
+              G(e.params.on_disk) + " stored elements, " + G(e.params.total) +
+              " of them parameters (the rest buffers and quantization metadata).")}});
+    return s;
+  }
   if (!e.checkpoint) {
     s.blocks.push_back(Paragraph{
         {Text("No safetensors headers are stored for this revision, so there is nothing to compare "

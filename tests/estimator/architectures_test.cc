@@ -41,7 +41,7 @@ TEST(GroundTruth, ExactParameterCounts) {
       if (it->contains("active_params")) {
         EXPECT_EQ(c.active, it->at("active_params").get<uint64_t>());
       }
-      EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head, c.total);
+      EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head + c.other, c.total);
       ++checked;
     }
   }
@@ -87,6 +87,44 @@ TEST(Architectures, UnknownModelTypeIsUnsupportedNotGuessed) {
   ASSERT_TRUE(assumed.ok());
   EXPECT_TRUE(assumed->approximate);
   EXPECT_EQ(Counts(*assumed).total, 8030261248u);
+}
+
+// --assume reads an unmodelled type as a modelled one, approximately; where that would be wrong
+// by most of the model it refuses instead (issue 29: --assume llama counted 88-91% too few
+// parameters of mixtures of experts and 46-66% too many of encoders, with exit 0).
+TEST(Architectures, AssumeRefusesWhereItWouldBeSilentlyWrong) {
+  for (const char* repo : {"Qwen/Qwen3-30B-A3B", "ibm-granite/granite-3.1-1b-a400m-instruct",
+                           "openai/gpt-oss-20b"}) {
+    SCOPED_TRACE(repo);
+    nlohmann::json config = ReadJsonFixture(ModelConfigPath(repo));
+    config["model_type"] = "unmodelled_moe";
+    Result<ModelGraph> g = BuildModelGraph(config, {.assume = "llama"});
+    ASSERT_FALSE(g.ok());
+    EXPECT_EQ(g.error().code, ErrorCode::kInvalidInput);
+    EXPECT_NE(g.error().message.find("--assume llama refused: config.json describes a mixture "
+                                     "of experts"),
+              std::string::npos)
+        << g.error().message;
+    // A mixture of experts read as one is approximate, not refused.
+    EXPECT_TRUE(BuildModelGraph(config, {.assume = "mixtral"}).ok());
+  }
+  for (const char* repo : {"google-bert/bert-base-uncased", "FacebookAI/roberta-base",
+                           "distilbert/distilbert-base-uncased"}) {
+    SCOPED_TRACE(repo);
+    nlohmann::json config = ReadJsonFixture(ModelConfigPath(repo));
+    config["model_type"] = "unmodelled_encoder";
+    // Whatever keys a decoder needs that an encoder config lacks are an error either way; the
+    // ones that parse must not pass as a decoder.
+    config["num_key_value_heads"] = config.value("num_attention_heads", 12);
+    config["hidden_size"] = config.value("hidden_size", config.value("dim", 768));
+    config["num_hidden_layers"] = config.value("num_hidden_layers", config.value("n_layers", 6));
+    config["num_attention_heads"] = config.value("num_attention_heads", config.value("n_heads", 12));
+    config["intermediate_size"] = config.value("intermediate_size", config.value("hidden_dim", 3072));
+    Result<ModelGraph> g = BuildModelGraph(config, {.assume = "llama"});
+    ASSERT_FALSE(g.ok());
+    EXPECT_NE(g.error().message.find("describes an encoder"), std::string::npos)
+        << g.error().message;
+  }
 }
 
 TEST(Architectures, AbsurdSizesAreAnErrorNotAnOverflow) {

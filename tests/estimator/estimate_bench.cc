@@ -1,4 +1,6 @@
-// Estimates per second for gemma-2-9b-it (target: >= 100,000/s). Method in BENCHMARKS.md.
+// Estimates per second for gemma-2-9b-it (target: >= 100,000/s) and a parsed Llama config (issue
+// 29: >= 50,000/s), and the time of an estimate from a checkpoint's tensors for an architecture
+// that is not modelled (the largest: DeepSeek-V3's 92,000-tensor header). Method in BENCHMARKS.md.
 
 #include <benchmark/benchmark.h>
 
@@ -52,6 +54,44 @@ void BM_EstimateToJson(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateToJson);
+
+// The issue-29 floor: a parsed Llama-3-8B config.
+void BM_EstimateParsedLlama(benchmark::State& state) {
+  const nlohmann::json config = nlohmann::json::parse(
+      testing::ReadFixture(testing::ModelConfigPath("meta-llama/Meta-Llama-3-8B")));
+  const EstimateInput input;
+  for (auto _ : state) {
+    Result<Estimate> e = EstimateModel(config, input);
+    benchmark::DoNotOptimize(e);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateParsedLlama);
+
+// An architecture nobody models, from its checkpoint's tensors: the header written from the
+// modelled graph of `repo`, its config relabelled.
+void EstimateFromCheckpoint(benchmark::State& state, const char* repo) {
+  nlohmann::json config =
+      nlohmann::json::parse(testing::ReadFixture(testing::ModelConfigPath(repo)));
+  Result<ModelGraph> modelled = BuildModelGraph(config);
+  EstimateInput input;
+  input.headers = {testing::HeaderOf(*modelled)};
+  config["model_type"] = "not_modelled";
+  for (auto _ : state) {
+    Result<Estimate> e = EstimateModel(config, input);
+    benchmark::DoNotOptimize(e);
+  }
+  state.counters["tensors"] = static_cast<double>(input.headers[0].tensors.size());
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_EstimateFromCheckpointLlama(benchmark::State& state) {
+  EstimateFromCheckpoint(state, "meta-llama/Meta-Llama-3-8B");
+}
+BENCHMARK(BM_EstimateFromCheckpointLlama)->Unit(benchmark::kMillisecond);
+void BM_EstimateFromCheckpointDeepseekV3(benchmark::State& state) {
+  EstimateFromCheckpoint(state, "deepseek-ai/DeepSeek-V3");
+}
+BENCHMARK(BM_EstimateFromCheckpointDeepseekV3)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hubwatch

@@ -20,6 +20,7 @@ namespace {
 using testing::ConfigWithEosIds;
 using testing::HeaderOf;
 using testing::ModelConfigPath;
+using testing::ReadFixture;
 using testing::ReadJsonFixture;
 
 constexpr size_t kBound = 64 << 10;  // every rendering of the hostile config stays below this
@@ -51,6 +52,20 @@ TEST(Limits, AMillionTokenIdsAreOneLintAndASmallEstimate) {
 // A checkpoint of 3,000 tensors the model does not have, and 3,000 of its own reshaped and
 // stored in the wrong dtype: the comparison keeps them all, every rendering shows a few and
 // counts the rest.
+// Python's json writes float('inf') as Infinity (Mamba-Codestral's released config.json has
+// "time_step_limit": [0.0, Infinity]); transformers reads it, so do we, as null. The words
+// inside strings are left alone, and text that is broken otherwise is still refused.
+TEST(Limits, PythonInfinityAndNanInAConfigAreReadAsNull) {
+  std::string config = ReadFixture("models/meta-llama__Meta-Llama-3-8B.config.json");
+  config.insert(config.rfind('}'), R"(, "time_step_limit": [0.0, Infinity], "x": -Infinity,
+      "y": NaN, "note": "Infinity \"NaN\" stays")");
+  Result<Estimate> e = EstimateModelFromText(config, {});
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->params.total, 8030261248u);
+  EXPECT_FALSE(EstimateModelFromText(R"({"model_type": Infinity)", {}).ok());
+  EXPECT_FALSE(EstimateModelFromText(R"({"a": Infinityx})", {}).ok());
+}
+
 TEST(Limits, CheckpointListsAreCappedWithACountOfTheRest) {
   const nlohmann::json config = ReadJsonFixture(ModelConfigPath("openai-community/gpt2"));
   Result<ModelGraph> g = BuildModelGraph(config);

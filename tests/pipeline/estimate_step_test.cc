@@ -50,8 +50,36 @@ TEST(EstimateStep, AConfigTheEstimatorCannotReadIsRecordedUnavailableWithTheReas
   EXPECT_NE(EstimateSnapshot("acme/odd", WithConfig(R"({"model_type": "mamba"})"))
                 .skipped_because.find("unsupported architecture: model_type \"mamba\""),
             std::string::npos);
-  // No config.json at all: nothing to record.
+  // No config.json and no checkpoint: nothing to record.
   EXPECT_FALSE(EstimateSnapshot("acme/none", Snapshot{}).record);
+}
+
+// An architecture nobody models, or no config.json at all, but safetensors headers: an estimate
+// from the checkpoint's tensors, exact in its counts, marked as such (issue 29).
+TEST(EstimateStep, AnUnmodelledArchitectureIsEstimatedFromItsCheckpoint) {
+  Result<SafetensorsHeader> header =
+      ParseSafetensorsHeader(ReadFixture("safetensors/gpt2.header.json"));
+  ASSERT_TRUE(header.ok());
+  nlohmann::json config =
+      nlohmann::json::parse(ReadFixture("models/openai-community__gpt2.config.json"));
+  config["model_type"] = "gpt2_remote_code";
+  for (const bool with_config : {true, false}) {
+    SCOPED_TRACE(with_config);
+    Snapshot s = with_config ? WithConfig(config.dump()) : Snapshot{};
+    s.sha = std::string(40, 'b');
+    diff::ManifestEntry weights;
+    weights.path = "model.safetensors";
+    weights.git_oid = std::string(40, 'c');
+    weights.lfs_sha256 = std::string(64, 'd');
+    s.manifest.push_back(weights);
+    s.headers[*weights.lfs_sha256] = *header;
+    const EstimateOutcome out = EstimateSnapshot("acme/custom", s);
+    ASSERT_TRUE(out.record);
+    EXPECT_TRUE(out.skipped_because.empty()) << out.skipped_because;
+    EXPECT_EQ(out.record->params_total, 124439808u);
+    EXPECT_EQ(out.record->estimate["model"]["source"], "checkpoint_tensors");
+    EXPECT_EQ(out.record->estimate["params"]["on_disk"], 137022720u);
+  }
 }
 
 TEST(EstimateStep, AnEstimateOverTheSizeCapIsRecordedUnavailable) {

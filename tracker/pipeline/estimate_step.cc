@@ -75,11 +75,6 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
 EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,
                                  size_t max_estimate_bytes) {
   EstimateOutcome out;
-  std::optional<std::string> config = snapshot.File("config.json");
-  if (!config) {
-    out.skipped_because = "no readable config.json";
-    return out;
-  }
   auto unavailable = [&](std::string reason) {
     out.skipped_because = Clip(reason, kMaxReasonBytes);
     out.record = store::EstimateRecord::Unavailable(repo, snapshot.sha, out.skipped_because);
@@ -94,7 +89,13 @@ EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapsh
     }
     input.headers.push_back(it->second);
   }
-  Result<Estimate> e = EstimateModelFromText(*config, input);
+  // Without config.json, the checkpoint's tensors alone still give counts and memory.
+  std::optional<std::string> config = snapshot.File("config.json");
+  if (!config && input.headers.empty()) {
+    out.skipped_because = "no readable config.json and no safetensors headers";
+    return out;
+  }
+  Result<Estimate> e = EstimateModelFromText(config.value_or("{}"), input);
   if (!e.ok()) return unavailable(e.error().message);
   nlohmann::json estimate = EstimateToJson(*e);
   const size_t bytes =
