@@ -3,11 +3,12 @@
 // BuildModelGraph: config.json -> ModelGraph, per architecture, exactly as the Hugging Face
 // implementation of that architecture lays out its parameters.
 //
-// Exact architectures (model_type): llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, gemma,
-// gemma2, gemma3_text, phi (also the pre-2024 phi-msft format), phi3, gpt2, gpt_neox, falcon (also
-// the legacy RefinedWeb / RefinedWebModel formats), olmo, olmo2, starcoder2, deepseek_v2,
-// deepseek_v3. Any other model_type is an Unsupported error, unless BuildOptions::assume names one
-// of the above: then the config is read as that architecture and the graph is marked approximate.
+// Exact architectures: SupportedArchitectures() (README "hubwatch estimate" lists them by kind).
+// Any other model_type is an Unsupported error (EstimateModel then estimates from the
+// checkpoint's tensors when it has them: checkpoint_graph.h), unless BuildOptions::assume names
+// a modelled one: then the config is read as that architecture and the graph is marked
+// approximate, or refused where that would be wrong by most of the model (a mixture of experts
+// read as dense, an encoder read as a decoder).
 // Pure function of its input; thread-safe.
 
 #include <nlohmann/json_fwd.hpp>
