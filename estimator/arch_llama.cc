@@ -2,75 +2,21 @@
 // MLP or a mixture of experts, norms around both (or one norm before both, in parallel). Covers
 // llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, olmo,
 // olmo2, olmoe, starcoder2, granite, granitemoe, smollm3, ernie4_5, cohere and cohere2, which
-// differ only in the switches of LlamaFamily below.
+// differ only in the switches of their LlamaFamily row (llama_family.h) in kFamilies below. The
+// mixture-of-experts nodes are built in arch_llama_moe.cc (llama_moe.h).
 
 #include <nlohmann/json.hpp>
 
 #include "estimator/arch_registry.h"
 #include "estimator/graph_builder.h"
+#include "estimator/llama_family.h"
+#include "estimator/llama_moe.h"
 
 namespace hubwatch {
+namespace llama {
 namespace {
 
 using namespace build;  // NOLINT: internal helpers
-
-enum class NormLayout {
-  kPre,       // input_layernorm, post_attention_layernorm (before attention and MLP)
-  kSandwich,  // gemma2/3: + pre_feedforward_layernorm, post_feedforward_layernorm (4 per block)
-  kPost,      // olmo2: post_attention_layernorm, post_feedforward_layernorm after each sublayer
-  kParallel,  // cohere: one input_layernorm whose output feeds attention and MLP side by side
-};
-enum class QkNorm {
-  kNone,
-  kPerHead,    // q_norm, k_norm [head_dim], shared by the heads
-  kFullWidth,  // q_norm [heads * head_dim], k_norm [kv_heads * head_dim]
-  // cohere: only with "use_qk_norm" (default false), LayerNorm weights [heads, head_dim] and
-  // [kv_heads, head_dim], one row per head
-  kPerHeadWhenUseQkNorm,
-};
-enum class BiasRule {
-  kAttentionBias,  // "attention_bias" (default false) on q, k, v, o; "mlp_bias" on the MLP
-  kQkvOnly,        // qwen2: q, k, v always biased, o never
-  kUseBias,        // starcoder2, ernie4_5: "use_bias" (default: use_bias_default) on every linear
-  kAttentionOnly,  // "attention_bias" (default false) on q, k, v, o; MLP and experts never biased
-};
-enum class Sliding {
-  kNone,
-  kAllLayers,  // mistral, mixtral, starcoder2: sliding_window on every layer when set
-  kQwen,       // use_sliding_window: layers >= max_window_layers
-  kAlternate,  // gemma2: even layers local
-  kPattern,    // gemma3, cohere2: every sliding_window_pattern-th layer global
-  kNoRope,     // smollm3: with use_sliding_window, the layers without RoPE (no_rope_layers 0)
-};
-enum class Moe {
-  kNone,
-  kMixtral,     // block_sparse_moe: gate, experts.{e}.w1/w2/w3
-  kQwen2Moe,    // mlp: gate, experts.{e}.gate/up/down_proj, shared_expert, shared_expert_gate
-  kQwen3Moe,    // mlp: gate, experts.{e}.gate/up/down_proj, no shared expert
-  kOlmoe,       // mlp: gate, experts.{e}.gate/up/down_proj of intermediate_size
-  kGraniteMoe,  // block_sparse_moe: router.layer, experts fused into input_linear/output_linear
-};
-
-struct LlamaFamily {
-  std::string_view model_type = {};
-  std::string_view family = {};
-  NormLayout norms = NormLayout::kPre;
-  NormKind norm_kind = NormKind::kRms;
-  bool norm_bias = false;
-  QkNorm qk_norm = QkNorm::kNone;
-  BiasRule bias = BiasRule::kAttentionBias;
-  bool gated = true;
-  bool tie_default = false;
-  const char* activation_default = "silu";
-  bool use_bias_default = true;  // BiasRule::kUseBias when "use_bias" is absent
-  std::optional<int64_t> head_dim_default = std::nullopt;
-  Sliding sliding = Sliding::kNone;
-  int64_t sliding_pattern_default = 6;  // Sliding::kPattern without "sliding_window_pattern"
-  // The window when config.json has no "sliding_window" key at all (0: none); an explicit null
-  // still means no sliding window.
-  int64_t sliding_window_default = 0;
-  Moe moe = Moe::kNone;
-};
 
 constexpr int64_t kGemmaHeadDim = 256;
 constexpr int64_t kQwen3HeadDim = 128;
@@ -188,12 +134,6 @@ const LlamaFamily kFamilies[] = {
      .sliding_window_default = 4096},
 };
 
-struct Dims {
-  int64_t vocab, hidden, layers, heads, kv_heads, head_dim, intermediate;
-  bool qkv_bias, o_bias, mlp_bias;
-  std::string activation;
-};
-
 Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   AttentionShape shape;
   shape.kind = KindFromHeads(d.heads, d.kv_heads);
@@ -245,121 +185,6 @@ Node DenseMlp(const LlamaFamily& f, const Dims& d, const std::string& module,
     AddLinear(n, "c_fc", d.hidden, intermediate, d.mlp_bias);
     AddLinear(n, "c_proj", intermediate, d.hidden, d.mlp_bias);
   }
-  return n;
-}
-
-void AddExperts(Node& n, const std::vector<std::pair<const char*, bool>>& projections,
-                const std::string& prefix, int64_t hidden, int64_t intermediate, int64_t experts) {
-  for (const auto& [name, is_down] : projections) {
-    const int64_t in = is_down ? intermediate : hidden;
-    const int64_t out = is_down ? hidden : intermediate;
-    TensorSpec& t = AddTensor(n, prefix + name + ".weight", {out, in});
-    t.linear_in = in;
-    t.linear_out = out;
-    t.copies = experts;
-    t.routed = true;
-  }
-}
-
-// GraniteMoeParallelExperts: one [experts, out, in] parameter for all experts of a layer,
-// stored as such, top_k of its slices active per token; it is no nn.Linear (F.linear per
-// expert), so neither LoRA nor 4-bit quantization touches it.
-void AddFusedExperts(Node& n, const std::string& name, int64_t experts, int64_t in, int64_t out) {
-  TensorSpec& t = AddTensor(n, name + ".weight", {experts, out, in});
-  t.experts_in_dim0 = true;
-  t.routed = true;
-}
-
-Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
-  MoeShape shape;
-  shape.gated = true;
-  shape.activation = d.activation;
-  Node n;
-  n.kind = NodeKind::kMoe;
-  n.output_width = d.hidden;
-  const std::vector<std::pair<const char*, bool>> gate_up_down = {
-      {"gate_proj", false}, {"up_proj", false}, {"down_proj", true}};
-  switch (f.moe) {
-    case Moe::kNone:
-      break;
-    case Moe::kMixtral:
-      shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
-                                      "num_local_experts absent: Mixtral's default 8");
-      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
-                                    "num_experts_per_tok absent: Mixtral's default 2");
-      shape.expert_intermediate = d.intermediate;
-      n.module = "model.layers.{i}.block_sparse_moe";
-      AddLinear(n, "gate", d.hidden, shape.experts, false);
-      AddExperts(n, {{"w1", false}, {"w2", true}, {"w3", false}}, "experts.{e}.", d.hidden,
-                 shape.expert_intermediate, shape.experts);
-      break;
-    case Moe::kQwen2Moe:
-      shape.experts = config.Positive({"num_experts"}, kMaxExperts, 60,
-                                      "num_experts absent: Qwen2-MoE's default 60");
-      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 4,
-                                    "num_experts_per_tok absent: Qwen2-MoE's default 4");
-      shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 1408,
-                                                  "moe_intermediate_size absent: default 1408");
-      shape.shared_intermediate =
-          config.NonNegative({"shared_expert_intermediate_size"}, kMaxWidth, 5632,
-                             "shared_expert_intermediate_size absent: default 5632");
-      n.module = "model.layers.{i}.mlp";
-      AddLinear(n, "gate", d.hidden, shape.experts, false);
-      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
-                 shape.experts);
-      if (shape.shared_intermediate) {
-        AddLinear(n, "shared_expert.gate_proj", d.hidden, shape.shared_intermediate, false);
-        AddLinear(n, "shared_expert.up_proj", d.hidden, shape.shared_intermediate, false);
-        AddLinear(n, "shared_expert.down_proj", shape.shared_intermediate, d.hidden, false);
-        AddLinear(n, "shared_expert_gate", d.hidden, 1, false);
-      }
-      break;
-    case Moe::kQwen3Moe:
-      // Qwen3MoeConfig maps num_local_experts to num_experts.
-      shape.experts = config.Positive({"num_experts", "num_local_experts"}, kMaxExperts, 128,
-                                      "num_experts absent: Qwen3-MoE's default 128");
-      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 8,
-                                    "num_experts_per_tok absent: Qwen3-MoE's default 8");
-      shape.expert_intermediate = config.Positive({"moe_intermediate_size"}, kMaxWidth, 768,
-                                                  "moe_intermediate_size absent: default 768");
-      n.module = "model.layers.{i}.mlp";
-      AddLinear(n, "gate", d.hidden, shape.experts, false);
-      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
-                 shape.experts);
-      break;
-    case Moe::kOlmoe:
-      shape.experts = config.Positive({"num_experts"}, kMaxExperts, 64,
-                                      "num_experts absent: OLMoE's default 64");
-      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 8,
-                                    "num_experts_per_tok absent: OLMoE's default 8");
-      shape.expert_intermediate = d.intermediate;
-      n.module = "model.layers.{i}.mlp";
-      AddLinear(n, "gate", d.hidden, shape.experts, false);
-      AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
-                 shape.experts);
-      break;
-    case Moe::kGraniteMoe:
-      shape.experts = config.Positive({"num_local_experts"}, kMaxExperts, 8,
-                                      "num_local_experts absent: Granite-MoE's default 8");
-      shape.top_k = config.Positive({"num_experts_per_tok"}, kMaxExperts, 2,
-                                    "num_experts_per_tok absent: Granite-MoE's default 2");
-      shape.expert_intermediate = d.intermediate;
-      n.module = "model.layers.{i}.block_sparse_moe";
-      AddLinear(n, "router.layer", d.hidden, shape.experts, false);
-      // input_linear holds gate and up of every expert ([experts, 2 * intermediate, hidden]).
-      AddFusedExperts(n, "input_linear", shape.experts, d.hidden, 2 * shape.expert_intermediate);
-      AddFusedExperts(n, "output_linear", shape.experts, shape.expert_intermediate, d.hidden);
-      break;
-  }
-  CheckTopK(config, shape.top_k, shape.experts);
-  n.moe = shape;
-  n.label =
-      "MoE: " + std::to_string(shape.experts) + " experts, top-" + std::to_string(shape.top_k) +
-      ", " + ActivationLabel(true, d.activation) + " " + std::to_string(shape.expert_intermediate) +
-      " each" +
-      (shape.shared_intermediate ? ", shared expert " + std::to_string(shape.shared_intermediate)
-                                 : std::string()) +
-      (f.moe == Moe::kGraniteMoe ? ", fused per layer" : "");
   return n;
 }
 
@@ -444,18 +269,6 @@ void ApplySliding(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
   }
 }
 
-// Which layers of a qwen2_moe or qwen3_moe model are sparse: not listed in mlp_only_layers and
-// every decoder_sparse_step-th.
-std::vector<bool> QwenSparseLayers(ConfigReader& config, int64_t layers) {
-  std::vector<bool> sparse(static_cast<size_t>(layers), true);
-  const int64_t step = config.Positive({"decoder_sparse_step"}, kMaxLayers, 1);
-  for (int64_t i = 0; i < layers; ++i) sparse[static_cast<size_t>(i)] = (i + 1) % step == 0;
-  for (int64_t i : config.IntList({"mlp_only_layers"})) {
-    if (i >= 0 && i < layers) sparse[static_cast<size_t>(i)] = false;
-  }
-  return sparse;
-}
-
 void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
   Dims d{};
   d.vocab = config.Positive({"vocab_size"}, kMaxVocab);
@@ -518,11 +331,13 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
 }
 
 }  // namespace
+}  // namespace llama
 
 void RegisterLlamaFamily(ArchRegistry& registry) {
-  for (const LlamaFamily& f : kFamilies) {
-    registry.Add(f.model_type,
-                 [&f](ConfigReader& config, ModelGraph& graph) { BuildFamily(f, config, graph); });
+  for (const llama::LlamaFamily& f : llama::kFamilies) {
+    registry.Add(f.model_type, [&f](ConfigReader& config, ModelGraph& graph) {
+      llama::BuildFamily(f, config, graph);
+    });
   }
 }
 

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "estimator/checkpoint_tensors.h"
 #include "estimator/config_reader.h"
 #include "estimator/format.h"
 #include "estimator/graph_builder.h"
@@ -18,91 +19,16 @@
 namespace hubwatch {
 namespace {
 
-// Module names under which transformers implementations number their layers.
-constexpr std::string_view kStackNames[] = {"layers", "layer", "h", "blocks", "block"};
+using checkpoint::EndsWith;
+using checkpoint::Findings;
+using checkpoint::IsFloat;
+using checkpoint::NameParts;
+using checkpoint::ParseName;
+using checkpoint::Place;
+using checkpoint::PlaceOf;
+using checkpoint::Quantization;
+using checkpoint::Spec;
 
-// Tensor names (last component) that hold quantization metadata: stored, not parameters.
-constexpr std::string_view kQuantMetadata[] = {
-    "qzeros",       "scales",    "g_idx",        "SCB",        "absmax",
-    "quant_map",    "nested_absmax", "nested_quant_map", "weight_format", "weight_scale",
-    "weight_scale_inv", "input_scale", "output_scale", "k_scale", "v_scale", "weight_zero_point"};
-
-bool IsNumber(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::vector<std::string_view> Split(std::string_view name) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = name.find('.', start);
-    parts.push_back(name.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
-
-std::string Join(const std::vector<std::string_view>& parts, size_t begin, size_t end) {
-  std::string out;
-  for (size_t i = begin; i < end; ++i) {
-    if (i > begin) out += '.';
-    out += parts[i];
-  }
-  return out;
-}
-
-// "model.layers.12.mlp.experts.3.up_proj.weight" -> stack "model.layers", layer 12, rest
-// "mlp.experts.{e}.up_proj.weight", expert 3. No numbered stack: layer -1, rest = the name.
-struct NameParts {
-  std::string stack;
-  int64_t layer = -1;
-  std::string rest;
-  int64_t expert = -1;
-};
-
-NameParts ParseName(std::string_view name) {
-  const std::vector<std::string_view> parts = Split(name);
-  NameParts out;
-  for (size_t k = 1; k + 1 < parts.size(); ++k) {
-    if (!IsNumber(parts[k]) || parts[k].size() > 6) continue;
-    if (std::find(std::begin(kStackNames), std::end(kStackNames), parts[k - 1]) ==
-        std::end(kStackNames)) {
-      continue;
-    }
-    out.stack = Join(parts, 0, k);
-    out.layer = std::stoll(std::string(parts[k]));
-    std::vector<std::string_view> rest(parts.begin() + static_cast<std::ptrdiff_t>(k) + 1,
-                                       parts.end());
-    for (size_t j = 1; j + 1 < rest.size(); ++j) {
-      if (rest[j - 1] == "experts" && IsNumber(rest[j]) && rest[j].size() <= 6) {
-        out.expert = std::stoll(std::string(rest[j]));
-        rest[j] = "{e}";
-        break;
-      }
-    }
-    out.rest = Join(rest, 0, rest.size());
-    return out;
-  }
-  out.rest = std::string(name);
-  return out;
-}
-
-std::string_view Leaf(std::string_view name) {
-  const size_t dot = name.rfind('.');
-  return dot == std::string_view::npos ? name : name.substr(dot + 1);
-}
-
-bool IsFloat(std::string_view dtype) {
-  return dtype == "F64" || dtype == "F32" || dtype == "F16" || dtype == "BF16" ||
-         dtype.rfind("F8_", 0) == 0;
-}
-
-// What the config.json around the checkpoint says, each key read alone: an invalid value is a
-// note, not an error (the tensors stand on their own).
 class GenericKeys {
  public:
   GenericKeys(const nlohmann::json* config, std::vector<std::string>& notes)
@@ -134,11 +60,6 @@ class GenericKeys {
   std::vector<std::string>& notes_;
 };
 
-struct Quantization {
-  std::string method;  // quantization_config.quant_method: "gptq", "awq", "bitsandbytes", ...
-  int64_t bits = 4;
-};
-
 Quantization ReadQuantization(const GenericKeys& keys) {
   Quantization q;
   const nlohmann::json* c = keys.Find({"quantization_config"});
@@ -153,94 +74,60 @@ Quantization ReadQuantization(const GenericKeys& keys) {
   return q;
 }
 
+// The attention the KV cache needs, from the generic keys: KV heads (one when multi_query),
+// head_dim (hidden / heads when absent).
+AttentionShape KvAttention(GenericKeys& keys, int64_t heads, int64_t hidden) {
+  AttentionShape shape;
+  shape.heads = heads;
+  const nlohmann::json* multi_query = keys.Find({"multi_query"});
+  const int64_t kv_default =
+      multi_query && multi_query->is_boolean() && multi_query->get<bool>() ? 1 : heads;
+  shape.kv_heads = keys.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, kMaxHeads)
+                       .value_or(kv_default);
+  shape.head_dim = shape.v_head_dim =
+      keys.Int({"head_dim"}, kMaxWidth).value_or(std::max<int64_t>(1, hidden / heads));
+  shape.kind = build::KindFromHeads(shape.heads, shape.kv_heads);
+  return shape;
+}
+
+// The float dtype holding the most elements ("BF16" when none).
+std::string MostCommon(const std::map<std::string_view, Count>& elements_by_dtype) {
+  uint64_t most = 0;
+  std::string dtype = "BF16";
+  for (const auto& [name, n] : elements_by_dtype) {
+    if (!n.overflowed() && n.value() > most) {
+      most = n.value();
+      dtype = std::string(name);
+    }
+  }
+  return dtype;
+}
+
+// Every tensor of the shards by name. Errors: a name in two shards, too many tensors, none.
+Status CollectTensors(const std::vector<SafetensorsHeader>& headers,
+                      std::map<std::string_view, const SafetensorsTensor*>& stored,
+                      std::set<std::string_view>& names) {
+  for (const SafetensorsHeader& h : headers) {
+    for (const auto& [name, tensor] : h.tensors) {
+      if (!stored.emplace(name, &tensor).second) {
+        return Error::InvalidInput("safetensors headers: tensor '" + Clip(name) +
+                                   "' is stored in two shards");
+      }
+      if (stored.size() > kMaxCheckpointTensors) {
+        return Error::InvalidInput("the checkpoint holds more than " +
+                                   Grouped(kMaxCheckpointTensors) + " tensors");
+      }
+      names.insert(name);
+    }
+  }
+  if (stored.empty()) return Error::InvalidInput("the checkpoint's headers hold no tensor");
+  return Status::Ok();
+}
+
 struct Built {
   std::vector<std::string> notes;
-  bool packed_nf4 = false, packed_int = false, mxfp4 = false, extra = false;
+  Findings found;
 };
-
-// The TensorSpec of one stored tensor: its role, packing and, for a 2-D weight, its linear
-// shape.
-TensorSpec Spec(const std::string& spec_name, std::string_view full_name,
-                const SafetensorsTensor& t, const std::set<std::string_view>& all_names,
-                const Quantization& q, Built& built) {
-  TensorSpec s;
-  s.name = spec_name;
-  s.dtype = t.dtype;
-  s.shape = {};
-  if (t.shape.size() <= TensorShape::kMaxRank) {
-    TensorShape shape;
-    switch (t.shape.size()) {
-      case 0: shape = {}; break;
-      case 1: shape = {t.shape[0]}; break;
-      case 2: shape = {t.shape[0], t.shape[1]}; break;
-      case 3: shape = {t.shape[0], t.shape[1], t.shape[2]}; break;
-      default: shape = {t.shape[0], t.shape[1], t.shape[2], t.shape[3]}; break;
-    }
-    s.shape = shape;
-  } else {
-    s.shape = {static_cast<int64_t>(t.elements)};  // counted the same; the rank is not kept
-  }
-  const std::string_view leaf = Leaf(full_name);
-  const std::string name(full_name);
-  if (leaf == "inv_freq" || leaf == "position_ids" || leaf == "masked_bias" ||
-      leaf == "_float_tensor" || EndsWith(leaf, "token_type_ids") ||
-      (leaf == "bias" && t.shape.size() == 4 && t.shape[0] == 1 && t.shape[1] == 1)) {
-    s.role = TensorRole::kBuffer;
-    return s;
-  }
-  if (std::find(std::begin(kQuantMetadata), std::end(kQuantMetadata), leaf) !=
-          std::end(kQuantMetadata) ||
-      name.find(".quant_state.") != std::string::npos ||
-      (EndsWith(leaf, "_scales") && t.dtype == "U8")) {
-    s.role = TensorRole::kExtraOnDisk;
-    built.extra = true;
-    return s;
-  }
-  if (leaf == "qweight" && t.dtype == "I32" && t.shape.size() == 2) {
-    s.packing = 32 / q.bits;
-    const bool awq = q.method == "awq";
-    s.linear_in = awq ? t.shape[0] : t.shape[0] * s.packing;
-    s.linear_out = awq ? t.shape[1] * s.packing : t.shape[1];
-    built.packed_int = true;
-    return s;
-  }
-  if (t.dtype == "U8" && EndsWith(leaf, "_blocks") && t.shape.size() >= 3 &&
-      t.shape.back() == 16) {
-    s.packing = 2;  // MXFP4: two 4-bit values a byte, 32 a block
-    built.mxfp4 = true;
-    return s;
-  }
-  if (t.dtype == "U8" && (all_names.count(name + ".quant_state.bitsandbytes__nf4") ||
-                          all_names.count(name + ".quant_state.bitsandbytes__fp4"))) {
-    s.packing = 2;  // a flattened [n/2, 1]: the linear's shape is in its quant_state
-    built.packed_nf4 = true;
-    return s;
-  }
-  if (leaf == "weight" && t.shape.size() == 2 && (IsFloat(t.dtype) || t.dtype == "I8")) {
-    s.linear_out = t.shape[0];
-    s.linear_in = t.shape[1];
-  }
-  return s;
-}
-
-enum class Place { kEmbedding, kPositionEmbedding, kHead, kOther };
-
-Place PlaceOf(std::string_view name, const SafetensorsTensor& t) {
-  if (t.shape.size() != 2) return Place::kOther;
-  const std::string_view leaf = Leaf(name);
-  if (leaf != "weight") return Place::kOther;
-  const std::string_view module = name.substr(0, name.size() - leaf.size() - 1);
-  const std::string_view last = Leaf(module);
-  if (module == "lm_head" || module == "embed_out" || module == "output" ||
-      EndsWith(module, ".lm_head")) {
-    return Place::kHead;
-  }
-  if (last.find("position") != std::string_view::npos || last == "wpe") {
-    return Place::kPositionEmbedding;
-  }
-  if (last.find("embed") != std::string_view::npos || last == "wte") return Place::kEmbedding;
-  return Place::kOther;
-}
 
 using Signature = std::vector<std::tuple<std::string, std::vector<int64_t>, std::string, int64_t>>;
 
@@ -251,7 +138,7 @@ class Builder {
       : headers_(headers), keys_(config, built_.notes) {}
 
   Result<ModelGraph> Build() {
-    if (Status s = Collect(); !s.ok()) return s.error();
+    if (Status s = CollectTensors(headers_, stored_, names_); !s.ok()) return s.error();
     ReadConfig();
     PlaceUnnumbered();
     if (Status s = BuildLayers(); !s.ok()) return s.error();
@@ -265,24 +152,6 @@ class Builder {
   struct LayerTensors {
     std::map<std::string, std::vector<std::pair<int64_t, std::string_view>>> by_rest;
   };
-
-  Status Collect() {
-    for (const SafetensorsHeader& h : headers_) {
-      for (const auto& [name, tensor] : h.tensors) {
-        if (!stored_.emplace(name, &tensor).second) {
-          return Error::InvalidInput("safetensors headers: tensor '" + Clip(name) +
-                                     "' is stored in two shards");
-        }
-        if (stored_.size() > kMaxCheckpointTensors) {
-          return Error::InvalidInput("the checkpoint holds more than " +
-                                     Grouped(kMaxCheckpointTensors) + " tensors");
-        }
-        names_.insert(name);
-      }
-    }
-    if (stored_.empty()) return Error::InvalidInput("the checkpoint's headers hold no tensor");
-    return Status::Ok();
-  }
 
   void ReadConfig() {
     g_.source = GraphSource::kCheckpointTensors;
@@ -314,7 +183,7 @@ class Builder {
         layers_[{parts.stack, parts.layer}].by_rest[parts.rest].emplace_back(parts.expert, name);
         continue;
       }
-      TensorSpec spec = Spec(std::string(name), name, *t, names_, quant_, built_);
+      TensorSpec spec = Spec(std::string(name), name, *t, names_, quant_, built_.found);
       const Place place = PlaceOf(name, *t);
       if (place != Place::kOther) spec.linear_in = spec.linear_out = 0;  // LoRA: blocks only
       switch (place) {
@@ -345,7 +214,8 @@ class Builder {
   int64_t LoadedBelow(const std::string& stack) const {
     if (!layer_count_) return -1;
     int64_t below = 0;
-    for (const auto& [key, layer] : layers_) below += key.first == stack && key.second < *layer_count_;
+    for (const auto& [key, layer] : layers_)
+      below += key.first == stack && key.second < *layer_count_;
     return below == *layer_count_ ? *layer_count_ : -1;
   }
 
@@ -367,7 +237,7 @@ class Builder {
                t.dtype == first.dtype;
       }
       auto add = [&](const std::string& spec_name, std::string_view full, int64_t n) {
-        TensorSpec spec = Spec(spec_name, full, *stored_.at(full), names_, quant_, built_);
+        TensorSpec spec = Spec(spec_name, full, *stored_.at(full), names_, quant_, built_.found);
         spec.copies = n;
         if (forced_role != TensorRole::kParameter) spec.role = forced_role;
         // Every expert in one tensor along its first dimension (gpt-oss, granitemoe): under an
@@ -444,7 +314,8 @@ class Builder {
 
   // The attention the KV cache needs, from config.json, on the stack of num_hidden_layers.
   void AttachAttention() {
-    if (const std::optional<int64_t> hidden = keys_.Int({"hidden_size", "d_model", "n_embd"}, kMaxWidth)) {
+    if (const std::optional<int64_t> hidden =
+            keys_.Int({"hidden_size", "d_model", "n_embd"}, kMaxWidth)) {
       g_.hidden = *hidden;
     }
     const std::optional<int64_t> heads =
@@ -455,16 +326,7 @@ class Builder {
           "checkpoint), num_attention_heads and hidden_size in config.json");
       return;
     }
-    AttentionShape shape;
-    shape.heads = *heads;
-    const nlohmann::json* multi_query = keys_.Find({"multi_query"});
-    const int64_t kv_default =
-        multi_query && multi_query->is_boolean() && multi_query->get<bool>() ? 1 : *heads;
-    shape.kv_heads =
-        keys_.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, kMaxHeads).value_or(kv_default);
-    shape.head_dim = shape.v_head_dim =
-        keys_.Int({"head_dim"}, kMaxWidth).value_or(std::max<int64_t>(1, g_.hidden / *heads));
-    shape.kind = build::KindFromHeads(shape.heads, shape.kv_heads);
+    const AttentionShape shape = KvAttention(keys_, *heads, g_.hidden);
     Node attention = build::AttentionNode(kv_stack_ + ".{i}.attention", shape);
     attention.output_width = g_.hidden;
     attention.saves_input = false;  // its inputs are the opaque module's linear inputs
@@ -529,35 +391,9 @@ class Builder {
       g_.max_positions = *positions;
     }
     g_.dtype = build::SafetensorsDtype(keys_.String({"torch_dtype", "dtype"}));
-    if (g_.dtype.empty()) {
-      uint64_t most = 0;
-      g_.dtype = "BF16";
-      for (const auto& [dtype, n] : float_elements_) {
-        if (!n.overflowed() && n.value() > most) {
-          most = n.value();
-          g_.dtype = std::string(dtype);
-        }
-      }
-    }
-    if (built_.packed_int) {
-      built_.notes.push_back("GPTQ/AWQ int32 qweight unpacked at " + std::to_string(quant_.bits) +
-                             " bits (quantization_config.bits" +
-                             (quant_.method.empty() ? "" : ", " + quant_.method) +
-                             "): parameters = stored elements x " + std::to_string(32 / quant_.bits));
-    }
-    if (built_.packed_nf4) {
-      built_.notes.push_back(
-          "bitsandbytes 4-bit weights: two parameters a stored byte; their shapes are in the "
-          "quant_state, which a header does not show, so LoRA does not count them");
-    }
-    if (built_.mxfp4) {
-      built_.notes.push_back(
-          "MXFP4 blocks: two parameters a stored byte; their scales are stored, not parameters");
-    }
-    if (built_.extra) {
-      built_.notes.push_back(
-          "quantization metadata (scales, zeros, absmax) stored, not counted as parameters");
-    }
+    if (g_.dtype.empty()) g_.dtype = MostCommon(float_elements_);
+    for (std::string& note : FindingNotes(built_.found, quant_))
+      built_.notes.push_back(std::move(note));
     built_.notes.push_back(
         "training activations approximate: every linear layer's input, per token; what the "
         "functions between them keep is not known without the architecture");

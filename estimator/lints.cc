@@ -172,8 +172,9 @@ void LintRope(const nlohmann::json& config, const ModelGraph& g, const Node* att
   }
 }
 
-void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vector<Lint>& out) {
-  const Node& head = g.final_nodes.back();
+// The head against the checkpoint: a tied head stored anyway, an untied one missing.
+void LintHead(const ModelGraph& g, const Node& head, const CheckpointComparison& c,
+              std::vector<Lint>& out) {
   const std::string head_weight = head.module + ".weight";
   bool head_unexpected = false;
   for (const std::string& name : c.unexpected) {
@@ -197,6 +198,13 @@ void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vec
                            ": transformers would initialise the head randomly"});
       }
     }
+  }
+}
+
+void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vector<Lint>& out) {
+  // An encoder's base model (distilbert, electra) has no head, nor anything after its layers.
+  for (const Node& node : g.final_nodes) {
+    if (node.kind == NodeKind::kHead) LintHead(g, node, c, out);
   }
   if (c.parameter_delta != 0 || !c.missing.empty() || !c.unexpected.empty() ||
       !c.shape_mismatches.empty()) {

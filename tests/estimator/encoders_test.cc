@@ -423,7 +423,7 @@ TEST(Encoders, EstimateServesAnEncoderWithoutAKvCache) {
 // so their graphs have no final node. LintCheckpoint (lints.cc) reads final_nodes.back() as the
 // LM head without checking, and crashes on such a graph given a checkpoint header. Enable once
 // lints.cc handles a graph without final nodes (and without an LM head).
-TEST(Encoders, DISABLED_EstimateWithACheckpointOfAnEncoderWithoutFinalNodes) {
+TEST(Encoders, EstimateWithACheckpointOfAnEncoderWithoutFinalNodes) {
   for (const char* repo :
        {"distilbert/distilbert-base-uncased", "Xenova/electra-small-discriminator"}) {
     SCOPED_TRACE(repo);
