@@ -15,14 +15,20 @@ namespace hubwatch::cli {
 namespace {
 
 constexpr const char kUsage[] = R"(usage: hubwatch estimate CONFIG.json [options]
+       hubwatch estimate [CONFIG.json] --safetensors-header FILE... [options]
 
 Parameter count (exact, tensor by tensor), KV cache, GPU memory for full fine-tuning, LoRA,
 QLoRA and serving, what fits on which card, and training cost, from a Hugging Face config.json.
+An architecture that is not modelled, or no config.json at all, is estimated from the
+checkpoint's own tensors when --safetensors-header gives them ("from the checkpoint's tensors:
+structure not modelled": exact counts, approximate activations, the KV cache from config.json's
+generic keys).
 
 options:
   --safetensors-header FILE  a checkpoint shard's header: the raw JSON header, or the start of
                              the .safetensors file (8-byte length + header); repeat per shard.
-                             Compares the model with the checkpoint tensor by tensor.
+                             Compares the model with the checkpoint tensor by tensor, or
+                             is the model when its architecture is not modelled.
   --seq N                    training tokens per sample (default 2048)
   --batch N                  samples (training) / sequences (serving) for the memory table
                              (default 1); the fit table finds the largest batch per card
@@ -156,7 +162,9 @@ Result<Parsed> ParseArgs(const Args& args) {
     if (!status.ok()) return status.error();
   }
   if (p.help) return p;
-  if (p.config_path.empty()) return Error::InvalidInput("missing CONFIG.json (see --help)");
+  if (p.config_path.empty() && p.header_paths.empty()) {
+    return Error::InvalidInput("missing CONFIG.json (see --help)");
+  }
 
   Result<Assumptions> assumptions = PresetAssumptions(preset);
   if (!assumptions.ok()) return assumptions.error();
@@ -187,7 +195,10 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
     out << kUsage;
     return 0;
   }
-  Result<std::string> config = ReadFile(p.config_path, kMaxConfigBytes);
+  // Without a config.json, the checkpoint's headers alone give an estimate from its tensors.
+  Result<std::string> config =
+      p.config_path.empty() ? Result<std::string>(std::string("{}"))
+                            : ReadFile(p.config_path, kMaxConfigBytes);
   if (!config.ok()) return fail(config.error());
   for (const std::string& path : p.header_paths) {
     Result<std::string> bytes = ReadFile(path, kHardMaxSafetensorsHeaderBytes + 8);
@@ -218,7 +229,9 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
     std::string message = estimate.error().message;
     constexpr std::string_view kPrefix = "config.json: ";
     if (message.rfind(kPrefix, 0) == 0) message.erase(0, kPrefix.size());
-    if (message.rfind("--", 0) != 0) message = Clip(p.config_path) + ": " + message;
+    if (message.rfind("--", 0) != 0 && !p.config_path.empty()) {
+      message = Clip(p.config_path) + ": " + message;
+    }
     return fail({ErrorCode::kInvalidInput, message});
   }
   switch (p.format) {

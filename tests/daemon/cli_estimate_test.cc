@@ -184,6 +184,23 @@ TEST(CliEstimate, ErrorsQuoteArgumentsClipped) {
   }
 }
 
+// Without config.json, or with one of an architecture nobody models, a checkpoint header is
+// enough: the estimate from its tensors (issue 29).
+TEST(CliEstimate, AHeaderAloneIsEstimatedFromItsTensors) {
+  const std::string header = kFixtures + "/safetensors/gpt2.header.json";
+  const Outcome o = Estimate({"--safetensors-header", header, "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["model"]["source"], "checkpoint_tensors");
+  EXPECT_EQ(j["params"]["total"], 124439808u);
+  EXPECT_EQ(j["params"]["on_disk"], 137022720u);
+  const Outcome text = Estimate({"--safetensors-header", header});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("from the checkpoint's tensors: structure not modelled"),
+            std::string::npos);
+  ExpectOneLineError(Estimate({"--batch", "2"}), "missing CONFIG.json");
+}
+
 // The API caps lora_rank at 65,536; so does the CLI (the rank used to wrap the adapter count
 // to 18,446,744,073,706,930,176 with exit 0). A target the architecture lacks used to give 0
 // adapter parameters silently.
