@@ -36,7 +36,7 @@ std::string XmlEscape(std::string_view text) {
         (static_cast<unsigned char>(valid[i + 2]) & 0xFE) == 0xBE) {
       i += 2;
     } else if (const uint32_t bidi = BidiControlAt(valid, i)) {
-      char code[8];  // shown, not applied: a feed reader would reorder the title
+      char code[16];  // shown, not applied: a feed reader would reorder the title
       std::snprintf(code, sizeof code, "\\u%04x", bidi);
       out += code;
       i += BidiControlLength(bidi) - 1;

@@ -83,7 +83,7 @@ void Walk(std::string& out, std::string_view text, bool keep_newlines, std::stri
     }
     if (const uint32_t bidi = BidiControlAt(text, i)) {
       flush(i);
-      char code[8];
+      char code[16];
       std::snprintf(code, sizeof code, "u%04x", bidi);
       out += bidi_prefix;
       out += code;

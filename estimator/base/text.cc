@@ -63,7 +63,7 @@ uint32_t BidiControlAt(std::string_view text, size_t i) {
 std::string EscapeControls(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  char buf[8];
+  char buf[16];
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 || c == 0x7F) {
