@@ -25,10 +25,6 @@ namespace {
 using namespace build;    // NOLINT: internal helpers
 using namespace encoder;  // NOLINT: the encoders' shared parts
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The BERT layout: embeddings (word, position, token type, LayerNorm), post-LayerNorm layers of
 // self-attention (attention.self.query/key/value + attention.output.dense, LayerNorm) and an
@@ -129,7 +125,7 @@ void AddBertHeads(const BertLike& f, ConfigReader& config, ModelGraph& g, int64_
       break;
     }
     case HeadClass::kElectraHead:
-      if (EndsWith(g.architecture, "ForPreTraining")) {
+      if (g.architecture.ends_with("ForPreTraining")) {
         Node rtd = HeadNode("discriminator_predictions",
                             "replaced-token-detection head (discriminator)", hidden, 1);
         AddLinear(rtd, "dense", hidden, hidden, true);

@@ -87,10 +87,6 @@ void ApplyFp8BlockQuantization(ConfigReader& config, ModelGraph& g) {
       "weights as stored)");
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Why reading `config` as the architecture of `g` (built by --assume) would be silently wrong,
 // or "" when it is only approximate: a mixture of experts read as a dense model misses 88-91% of
 // its parameters (Qwen3-235B-A22B, gpt-oss-20b, granite-3.1-1b-a400m read as llama); an encoder
@@ -113,7 +109,7 @@ std::string AssumeMisreads(ConfigReader& config, const ModelGraph& g) {
   const std::string first = archs && archs->is_array() && !archs->empty() && (*archs)[0].is_string()
                                 ? (*archs)[0].get<std::string>()
                                 : "";
-  if (g.decodes && (config.Has({"type_vocab_size"}) || EndsWith(first, "ForMaskedLM"))) {
+  if (g.decodes && (config.Has({"type_vocab_size"}) || first.ends_with("ForMaskedLM"))) {
     return "config.json describes an encoder (" +
            std::string(config.Has({"type_vocab_size"}) ? "type_vocab_size" : Clip(first)) +
            ") and " + g.model_type +
@@ -145,7 +141,8 @@ Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& p
   }
   (*builder)(reader, g);
   if (!reader.ok()) return Error{reader.error().code, where + ": " + reader.error().message};
-  for (std::string& note : reader.TakeNotes()) g.notes.push_back(std::string(part_name) + ": " + note);
+  for (std::string& note : reader.TakeNotes())
+    g.notes.push_back(std::string(part_name) + ": " + note);
   return g;
 }
 

@@ -19,7 +19,6 @@
 namespace hubwatch {
 namespace {
 
-using checkpoint::EndsWith;
 using checkpoint::Findings;
 using checkpoint::IsFloat;
 using checkpoint::NameParts;
@@ -347,9 +346,9 @@ class Builder {
   void ChooseHead() {
     const nlohmann::json* tie = keys_.Find({"tie_word_embeddings"});
     const bool untied = tie && tie->is_boolean() && !tie->get<bool>();
-    const bool generating_class = EndsWith(g_.architecture, "ForCausalLM") ||
-                                  EndsWith(g_.architecture, "LMHeadModel") ||
-                                  EndsWith(g_.architecture, "ForConditionalGeneration");
+    const bool generating_class = g_.architecture.ends_with("ForCausalLM") ||
+                                  g_.architecture.ends_with("LMHeadModel") ||
+                                  g_.architecture.ends_with("ForConditionalGeneration");
     const bool head_stored = !head_.tensors.empty();
     if (head_stored) {
       if (g_.vocab == 0) g_.vocab = head_.output_width;

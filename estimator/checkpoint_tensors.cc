@@ -62,10 +62,6 @@ std::string_view Leaf(std::string_view name) {
 
 }  // namespace
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 NameParts ParseName(std::string_view name) {
   const std::vector<std::string_view> parts = Split(name);
   NameParts out;
@@ -131,7 +127,7 @@ TensorSpec Spec(const std::string& spec_name, std::string_view full_name,
   const std::string_view leaf = Leaf(full_name);
   const std::string name(full_name);
   if (leaf == "inv_freq" || leaf == "position_ids" || leaf == "masked_bias" ||
-      leaf == "_float_tensor" || EndsWith(leaf, "token_type_ids") ||
+      leaf == "_float_tensor" || leaf.ends_with("token_type_ids") ||
       (leaf == "bias" && t.shape.size() == 4 && t.shape[0] == 1 && t.shape[1] == 1)) {
     s.role = TensorRole::kBuffer;
     return s;
@@ -139,7 +135,7 @@ TensorSpec Spec(const std::string& spec_name, std::string_view full_name,
   if (std::find(std::begin(kQuantMetadata), std::end(kQuantMetadata), leaf) !=
           std::end(kQuantMetadata) ||
       name.find(".quant_state.") != std::string::npos ||
-      (EndsWith(leaf, "_scales") && t.dtype == "U8")) {
+      (leaf.ends_with("_scales") && t.dtype == "U8")) {
     s.role = TensorRole::kExtraOnDisk;
     found.extra = true;
     return s;
@@ -152,7 +148,7 @@ TensorSpec Spec(const std::string& spec_name, std::string_view full_name,
     found.packed_int = true;
     return s;
   }
-  if (t.dtype == "U8" && EndsWith(leaf, "_blocks") && t.shape.size() >= 3 && t.shape.back() == 16) {
+  if (t.dtype == "U8" && leaf.ends_with("_blocks") && t.shape.size() >= 3 && t.shape.back() == 16) {
     s.packing = 2;  // MXFP4: two 4-bit values a byte, 32 a block
     found.mxfp4 = true;
     return s;
@@ -177,7 +173,7 @@ Place PlaceOf(std::string_view name, const SafetensorsTensor& t) {
   const std::string_view module = name.substr(0, name.size() - leaf.size() - 1);
   const std::string_view last = Leaf(module);
   if (module == "lm_head" || module == "embed_out" || module == "output" ||
-      EndsWith(module, ".lm_head")) {
+      module.ends_with(".lm_head")) {
     return Place::kHead;
   }
   if (last.find("position") != std::string_view::npos || last == "wpe") {

@@ -28,7 +28,6 @@ struct NameParts {
 NameParts ParseName(std::string_view name);
 
 bool IsFloat(std::string_view dtype);
-bool EndsWith(std::string_view s, std::string_view suffix);
 
 struct Quantization {
   std::string method;  // quantization_config.quant_method: "gptq", "awq", "bitsandbytes", ...

@@ -3,20 +3,14 @@
 #include "estimator/graph_builder.h"
 
 namespace hubwatch::encoder {
-namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 using namespace build;  // NOLINT: internal helpers
 
 // Whether config.json names a class with a masked-LM / pretraining head, whose checkpoint then
 // stores that head besides the base model.
 bool NamesHeadClass(const ModelGraph& g) {
-  return EndsWith(g.architecture, "ForMaskedLM") || EndsWith(g.architecture, "ForPreTraining");
+  return g.architecture.ends_with("ForMaskedLM") || g.architecture.ends_with("ForPreTraining");
 }
 
 void MarkEncoder(ModelGraph& g) {
