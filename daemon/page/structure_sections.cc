@@ -54,6 +54,20 @@ Section StructureSection(const Estimate& e) {
   s.blocks.push_back(
       Paragraph{{Text(g.family + " Output shapes per sequence at the config's maximum context of " +
                       tokens + " tokens.")}});
+  if (!g.notes.empty()) {
+    // The estimator's notes: defaults it used, what it assumed, what it could not read. Few,
+    // each built from clipped config values.
+    constexpr size_t kMaxNotes = 24;
+    BulletList notes;
+    for (size_t i = 0; i < g.notes.size() && i < kMaxNotes; ++i) {
+      notes.items.push_back({Text(g.notes[i])});
+    }
+    if (g.notes.size() > kMaxNotes) {
+      notes.items.push_back({Text("and " + G(g.notes.size() - kMaxNotes) + " more notes")});
+    }
+    s.blocks.push_back(Paragraph{{Text("What the estimate assumed or could not read:")}});
+    s.blocks.push_back(std::move(notes));
+  }
   if (!g.sections.empty()) s.blocks.push_back(PartsTable(e));
   auto shape = [&](const Node& n) {
     return tokens + " × " + G(static_cast<uint64_t>(n.output_width));

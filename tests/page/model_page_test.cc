@@ -118,7 +118,8 @@ TEST_F(ModelPageTest, ACheckpointWithoutAConfigIsEstimatedFromItsTensors) {
   const std::string html = RenderHtml(p.doc);
   ExpectInOrder(html, {"From the checkpoint&#39;s tensors: structure not modelled.",
                        "124,439,808 parameters counted exactly", "no model_type",
-                       "The structure was read from the checkpoint itself"});
+                       "The structure was read from the checkpoint itself",
+                       "What the estimate assumed or could not read:"});
 }
 
 TEST_F(ModelPageTest, HistoryShowsEachRevisionsEvidence) {

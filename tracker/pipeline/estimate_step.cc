@@ -96,6 +96,19 @@ EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapsh
     return out;
   }
   Result<Estimate> e = EstimateModelFromText(config.value_or("{}"), input);
+  // A config.json the estimator refuses (broken JSON, absurd sizes) does not hide a checkpoint
+  // it can read: the tensors alone give the counts, and the refusal is said beside them.
+  if (!e.ok() && config && !input.headers.empty() && e.error().code != ErrorCode::kOverflow) {
+    std::string refused = e.error().message;
+    if (refused.starts_with("config.json: ")) refused.erase(0, 13);
+    refused = Clip(refused, kMaxReasonBytes);
+    e = EstimateModelFromText("{}", input);
+    if (e.ok()) {
+      e->graph.notes.insert(e->graph.notes.begin(),
+                            "config.json was refused (" + refused +
+                                "): estimated from the checkpoint's tensors alone");
+    }
+  }
   if (!e.ok()) return unavailable(e.error().message);
   nlohmann::json estimate = EstimateToJson(*e);
   const size_t bytes =
