@@ -165,6 +165,33 @@ TEST(Seq2Seq, ByT5BlocksUnderTheirCheckpointNames) {
   EXPECT_FALSE(g.tied);
 }
 
+// gsarti/it5-small has no published count; its truth notes give 76961152 for its shape (the
+// flan-t5-small figure, which the collector's formula reproduces). With tie_word_embeddings true
+// (T5Config's default, the original T5) lm_head is `shared` and counted once.
+TEST(Seq2Seq, T5HeadTiedOrNot) {
+  nlohmann::json config = Config("gsarti/it5-small");
+  EXPECT_EQ(Load(config).c.total, 76961152u);
+  config["tie_word_embeddings"] = true;
+  const Model m = Load(config);
+  EXPECT_TRUE(m.g.tied);
+  EXPECT_EQ(m.c.total, 76961152u - 32128u * 512u);
+  EXPECT_EQ(m.Find("lm_head.weight").role, TensorRole::kTiedCopy);
+}
+
+// ByT5's attention is narrower than d_model, as its config says (d_kv): noted, not warned.
+TEST(Seq2Seq, NarrowAttentionFromDkvIsOnlyNoted) {
+  EstimateInput in;
+  Result<Estimate> e = EstimateModel(Config("google/byt5-small"), in);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  int found = 0;
+  for (const Lint& l : e->lints) {
+    if (l.code != "head_dim_differs") continue;
+    ++found;
+    EXPECT_EQ(l.severity, LintSeverity::kInfo) << l.message;
+  }
+  EXPECT_EQ(found, 1);
+}
+
 // A checkpoint holding what T5ForConditionalGeneration saves matches the graph exactly, with or
 // without the stacks' copies of `shared` that older checkpoints store.
 TEST(Seq2Seq, FlanT5CheckpointMatches) {
