@@ -192,16 +192,9 @@ TEST(Seq2Seq, NarrowAttentionFromDkvIsOnlyNoted) {
   EXPECT_EQ(found, 1);
 }
 
-// A checkpoint holding what T5ForConditionalGeneration saves matches the graph exactly, with or
-// without the stacks' copies of `shared` that older checkpoints store.
-TEST(Seq2Seq, FlanT5CheckpointMatches) {
-  const nlohmann::json config = Config("google/flan-t5-large");
-  const Model m = Load(config);
-  const ModelGraph& g = m.g;
-  SafetensorsHeader header = HeaderOf(g);
-  SafetensorsTensor copy = header.tensors.at("shared.weight");
-  header.tensors.emplace("encoder.embed_tokens.weight", copy);
-  header.tensors.emplace("decoder.embed_tokens.weight", copy);
+// The estimate of `config` given a checkpoint of `header`: it matches the graph exactly.
+void ExpectCheckpointMatches(const nlohmann::json& config, const SafetensorsHeader& header,
+                             uint64_t tied_copy_elements) {
   EstimateInput in;
   in.headers = {header};
   Result<Estimate> e = EstimateModel(config, in);
@@ -210,8 +203,26 @@ TEST(Seq2Seq, FlanT5CheckpointMatches) {
   EXPECT_EQ(e->checkpoint->parameter_delta, 0);
   EXPECT_TRUE(e->checkpoint->missing.empty());
   EXPECT_TRUE(e->checkpoint->unexpected.empty());
-  EXPECT_EQ(e->checkpoint->tied_copy_elements, 2u * 32128u * 1024u);
+  EXPECT_EQ(e->checkpoint->tied_copy_elements, tied_copy_elements);
   for (const Lint& l : e->lints) EXPECT_NE(l.code, "checkpoint_delta") << l.message;
+}
+
+// A checkpoint holding what T5ForConditionalGeneration saves matches the graph, also with the
+// stacks' copies of `shared` that older checkpoints store; so do BART's (with its
+// final_logits_bias buffer) and Whisper's.
+TEST(Seq2Seq, CheckpointsMatch) {
+  const nlohmann::json flan = Config("google/flan-t5-large");
+  SafetensorsHeader header = HeaderOf(Load(flan).g);
+  ExpectCheckpointMatches(flan, header, 0);
+  const SafetensorsTensor copy = header.tensors.at("shared.weight");
+  header.tensors.emplace("encoder.embed_tokens.weight", copy);
+  header.tensors.emplace("decoder.embed_tokens.weight", copy);
+  ExpectCheckpointMatches(flan, header, 2u * 32128u * 1024u);
+  for (const char* repo : {"Jiaqi7777/BART-139M-SUMMARY-v1", "amitkayal/whisper-tiny-hi"}) {
+    SCOPED_TRACE(repo);
+    const nlohmann::json config = Config(repo);
+    ExpectCheckpointMatches(config, HeaderOf(Load(config).g), 0);
+  }
 }
 
 // Whisper: a log-mel front end and a frozen encoder position table that are parameters (the
