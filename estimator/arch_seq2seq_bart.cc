@@ -105,13 +105,10 @@ BartDims ReadDims(const BartLike& f, ConfigReader& config) {
                         "max_position_embeddings absent: 1024 (the default)");
   }
   if (f.inputs == Inputs::kMarian) {
+    // MarianMTModel's target vocabulary: vocab_size when the stacks share model.shared (then
+    // decoder_vocab_size is not read), else decoder_vocab_size.
     d.shared = config.Flag({"share_encoder_decoder_embeddings"}, true);
-    d.decoder_vocab = config.Positive({"decoder_vocab_size"}, kMaxVocab, d.vocab);
-    if (d.shared && d.decoder_vocab != d.vocab) {
-      config.Fail(
-          "decoder_vocab_size differs from vocab_size while "
-          "share_encoder_decoder_embeddings is true");
-    }
+    if (!d.shared) d.decoder_vocab = config.Positive({"decoder_vocab_size"}, kMaxVocab, d.vocab);
   }
   for (int64_t heads : {d.encoder.heads, d.decoder.heads}) {
     if (d.d_model % heads != 0) {

@@ -290,6 +290,22 @@ TEST(Seq2Seq, MarianSinusoidalPositionsAreCountedButNotStored) {
                                                     "model.encoder.embed_positions.weight"}));
 }
 
+// With share_encoder_decoder_embeddings false each stack has its own table, the decoder's (and
+// the head tied to it) decoder_vocab_size rows.
+TEST(Seq2Seq, MarianUnsharedEmbeddingsPerStack) {
+  nlohmann::json config = Config("Helsinki-NLP/opus-mt-tc-big-gmq-itc");
+  config["share_encoder_decoder_embeddings"] = false;
+  config["decoder_vocab_size"] = 1000;
+  const Model m = Load(config);
+  EXPECT_FALSE(m.Has("model.shared.weight"));
+  EXPECT_EQ(m.ShapeOf("model.encoder.embed_tokens.weight"), (std::vector<int64_t>{57969, 1024}));
+  EXPECT_EQ(m.ShapeOf("model.decoder.embed_tokens.weight"), (std::vector<int64_t>{1000, 1024}));
+  EXPECT_EQ(m.ShapeOf("lm_head.weight"), (std::vector<int64_t>{1000, 1024}));
+  EXPECT_EQ(m.ShapeOf("final_logits_bias"), (std::vector<int64_t>{1, 1000}));
+  EXPECT_EQ(m.c.total, 237814784u + 1000u * 1024u);  // the shared count plus a second table
+  EXPECT_EQ(m.g.vocab, 1000);
+}
+
 // The cache of whisper-tiny: 4 decoder layers of 6 x (64 + 64) self-attention elements per
 // token, and per sequence 4 cross-attention layers over all 1500 encoder positions; the encoder
 // caches nothing. Serving holds that cache per sequence and a prefill step per card.
@@ -352,8 +368,8 @@ TEST(Seq2Seq, BadConfigsFailWithOneLine) {
   ExpectRefused("google/flan-t5-large", "feed_forward_proj", "fancy-gelu", "feed_forward_proj");
   ExpectRefused("google/mt5-small", "d_model", nullptr, "missing required key d_model");
   ExpectRefused("Jiaqi7777/BART-139M-SUMMARY-v1", "decoder_attention_heads", 7, "not divisible");
-  ExpectRefused("Helsinki-NLP/opus-mt-tc-big-gmq-itc", "decoder_vocab_size", 1000,
-                "decoder_vocab_size");
+  ExpectRefused("Helsinki-NLP/opus-mt-tc-big-gmq-itc", "share_encoder_decoder_embeddings", "yes",
+                "share_encoder_decoder_embeddings");
   ExpectRefused("amitkayal/whisper-tiny-hi", "encoder_layers", 1000000000, "encoder_layers");
   ExpectRefused("amitkayal/whisper-tiny-hi", "max_source_positions", "1500",
                 "max_source_positions");
