@@ -64,19 +64,6 @@ Model Load(const nlohmann::json& config) {
 
 Model LoadRepo(const std::string& repo) { return Load(Config(repo)); }
 
-// The caching of every attention node, per section name.
-std::map<std::string, std::set<KvCaching>> CachingBySection(const ModelGraph& g) {
-  std::map<std::string, std::set<KvCaching>> out;
-  for (const BlockTemplate& b : g.blocks) {
-    for (const Node& n : b.nodes) {
-      if (n.kind == NodeKind::kAttention) {
-        out[g.sections.at(static_cast<size_t>(n.section)).name].insert(n.attention.caching);
-      }
-    }
-  }
-  return out;
-}
-
 // Every encoder-decoder: an "encoder" section that caches nothing, a "decoder" section whose
 // self-attention caches its tokens and whose cross-attention caches `cross_tokens` encoder
 // positions; it decodes and computes logits; its sections' counts add up to the total.
@@ -85,19 +72,18 @@ void ExpectEncoderDecoder(const Model& m, int64_t cross_tokens) {
   ASSERT_EQ(g.sections.size(), 2u);
   EXPECT_EQ(g.sections[0].name, "encoder");
   EXPECT_EQ(g.sections[1].name, "decoder");
-  EXPECT_TRUE(g.decodes);
-  EXPECT_TRUE(g.vocab_logits);
-  const auto caching = CachingBySection(g);
-  EXPECT_EQ(caching.at("encoder"), std::set<KvCaching>{KvCaching::kNone});
-  EXPECT_EQ(caching.at("decoder"), (std::set<KvCaching>{KvCaching::kSelf, KvCaching::kCross}));
+  EXPECT_TRUE(g.decodes && g.vocab_logits);
+  std::map<std::string, std::set<KvCaching>> caching;  // by section name
   for (const BlockTemplate& b : g.blocks) {
     for (const Node& n : b.nodes) {
       if (n.kind != NodeKind::kAttention) continue;
-      EXPECT_EQ(n.attention.cross_tokens,
-                n.attention.caching == KvCaching::kCross ? cross_tokens : 0)
-          << n.module;
+      caching[g.sections.at(static_cast<size_t>(n.section)).name].insert(n.attention.caching);
+      const bool cross = n.attention.caching == KvCaching::kCross;
+      EXPECT_EQ(n.attention.cross_tokens, cross ? cross_tokens : 0) << n.module;
     }
   }
+  EXPECT_EQ(caching["encoder"], std::set<KvCaching>{KvCaching::kNone});
+  EXPECT_EQ(caching["decoder"], (std::set<KvCaching>{KvCaching::kSelf, KvCaching::kCross}));
   const ParamCounts& c = m.c;
   ASSERT_EQ(c.by_section.size(), 2u);
   EXPECT_EQ(c.by_section[0] + c.by_section[1], c.total);
