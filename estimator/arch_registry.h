@@ -57,5 +57,7 @@ void RegisterDeepseek(ArchRegistry& registry);
 void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
+// t5, mt5, bart, marian, whisper (encoder-decoders)
+void RegisterSeq2Seq(ArchRegistry& registry);
 
 }  // namespace hubwatch

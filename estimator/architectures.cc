@@ -21,6 +21,7 @@ const ArchRegistry& Registry() {
     RegisterDeepseek(r);
     RegisterEncoders(r);
     RegisterClassicDecoders(r);
+    RegisterSeq2Seq(r);
     return r;
   }();
   return registry;

@@ -283,7 +283,9 @@ std::vector<Lint> LintModel(const nlohmann::json& config, const ModelGraph& g,
                          " is not divisible by num_key_value_heads " + std::to_string(a.kv_heads) +
                          ": query heads cannot share KV heads evenly"});
     }
-    const bool explicit_dim = config.contains("head_dim") && !config["head_dim"].is_null();
+    // T5's d_kv is its head_dim, read from config.json like any other.
+    auto given = [&](const char* key) { return config.contains(key) && !config[key].is_null(); };
+    const bool explicit_dim = given("head_dim") || given("d_kv");
     if (g.hidden % a.heads != 0 || g.hidden / a.heads != a.head_dim) {
       out.push_back(
           {explicit_dim ? LintSeverity::kInfo : LintSeverity::kWarning, "head_dim_differs",
