@@ -57,5 +57,10 @@ void RegisterDeepseek(ArchRegistry& registry);
 void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
+// Image towers: clip_vision_model, clip_text_model, siglip_vision_model, siglip_text_model,
+// idefics3_vision, smolvlm_vision, vit, dinov2, pixtral; dual encoders clip, siglip
+void RegisterVisionTowers(ArchRegistry& registry);
+// llava, paligemma, mistral3, gemma3, idefics3, smolvlm
+void RegisterMultimodal(ArchRegistry& registry);
 
 }  // namespace hubwatch

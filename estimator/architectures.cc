@@ -21,6 +21,8 @@ const ArchRegistry& Registry() {
     RegisterDeepseek(r);
     RegisterEncoders(r);
     RegisterClassicDecoders(r);
+    RegisterVisionTowers(r);
+    RegisterMultimodal(r);
     return r;
   }();
   return registry;
