@@ -186,8 +186,9 @@ bool AppendTower(ConfigReader& config, ModelGraph& g, const char* key, std::stri
     config.Fail(tower.error().message);
     return false;
   }
+  // "CLIP text tower, 12 layers, hidden 512": the family up to its colon.
   const std::string label =
-      TowerLabel(tower->model_type,
+      TowerLabel(tower->family.substr(0, tower->family.find(':')),
                  {.hidden = tower->hidden, .layers = static_cast<int64_t>(tower->layers.size())});
   if (g.vocab == 0) g.vocab = tower->vocab;
   if (g.max_positions == 0) g.max_positions = tower->max_positions;

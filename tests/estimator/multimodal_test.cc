@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "estimator/architectures.h"
+#include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
 #include "tests/estimator/tower_test_util.h"
 
@@ -192,6 +193,31 @@ TEST(Multimodal, HugeOrBrokenPartsFail) {
   nlohmann::json layers = llava;
   layers["vision_feature_layer"] = nlohmann::json::array();
   EXPECT_FALSE(BuildModelGraph(layers).ok());
+}
+
+// The whole estimate of every tower and wrapper with its own checkpoint: nothing to lint, plans
+// that are finite and positive, a KV cache to serve only where a decoder is.
+TEST(Multimodal, EstimateEveryTowerAndWrapperWithItsCheckpoint) {
+  for (const char* repo :
+       {"openai/clip-vit-base-patch32", "google/siglip-base-patch16-224",
+        "google/vit-base-patch16-224-in21k", "facebook/dinov2-small",
+        "edbeeching/vsft-llava-1.5-7b-hf", "hyacinthum/paligemma_vqav2",
+        "mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mlx-community/gemma-3-4b-it-bf16"}) {
+    SCOPED_TRACE(repo);
+    const nlohmann::json config = ReadJsonFixture(ModelConfigPath(repo));
+    EstimateInput in;
+    in.headers = {testing::HeaderOf(BuildOk(config))};
+    Result<Estimate> e = EstimateModel(config, in);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    for (const Lint& l : e->lints) EXPECT_NE(l.severity, LintSeverity::kError) << l.message;
+    EXPECT_EQ(e->kv.bytes_per_token > 0, e->graph.decodes);
+    ASSERT_FALSE(e->memory.empty());
+    for (const MemoryPlan& p : e->memory) {
+      EXPECT_GT(p.fixed_bytes, 0) << ModeName(p.mode);
+      EXPECT_GT(p.per_sample_bytes, 0) << ModeName(p.mode);
+      EXPECT_LT(p.fixed_bytes, 1e15) << ModeName(p.mode);
+    }
+  }
 }
 
 }  // namespace
