@@ -176,15 +176,16 @@ const DualEncoder kDualEncoders[] = {
      "siglip_text_model", "siglip_vision_model", false},
 };
 
-bool AppendTower(ConfigReader& config, ModelGraph& g, const char* key, std::string_view type,
-                 const char* section) {
+// Appends the tower of config.json's `key` as a section; returns its width (0 after Fail).
+int64_t AppendTower(ConfigReader& config, ModelGraph& g, const char* key, std::string_view type,
+                    const char* section) {
   static const nlohmann::json kEmpty = nlohmann::json::object();
   const nlohmann::json* part = config.Find({key});
   if (!part) config.Note(std::string(key) + " absent: the tower's defaults");
   Result<ModelGraph> tower = BuildPart(config, part ? *part : kEmpty, key, type);
   if (!tower.ok()) {
     config.Fail(tower.error().message);
-    return false;
+    return 0;
   }
   // "CLIP text tower, 12 layers, hidden 512": the family up to its colon.
   const std::string label =
@@ -193,8 +194,9 @@ bool AppendTower(ConfigReader& config, ModelGraph& g, const char* key, std::stri
   if (g.vocab == 0) g.vocab = tower->vocab;
   if (g.max_positions == 0) g.max_positions = tower->max_positions;
   if (g.hidden == 0) g.hidden = tower->hidden;
+  const int64_t width = tower->hidden;
   AppendSection(g, std::move(tower).value(), {section, label});
-  return true;
+  return width;
 }
 
 Node Projection(const std::string& module, int64_t in, int64_t out, int section) {
@@ -209,14 +211,11 @@ Node Projection(const std::string& module, int64_t in, int64_t out, int section)
 void BuildDualEncoder(const DualEncoder& f, ConfigReader& config, ModelGraph& g) {
   g.family = f.family;
   MarkTower(g);
-  if (!AppendTower(config, g, "text_config", f.text_type, "text tower")) return;
-  const int64_t text_hidden = g.hidden;
-  if (!AppendTower(config, g, "vision_config", f.vision_type, "vision tower")) return;
-  // The vision tower's width: its first embedding's output.
-  int64_t vision_hidden = 0;
-  for (const Node& n : g.embeddings) {
-    if (n.section == 1) vision_hidden = vision_hidden ? vision_hidden : n.output_width;
-  }
+  const int64_t text_hidden = AppendTower(config, g, "text_config", f.text_type, "text tower");
+  if (!text_hidden) return;
+  const int64_t vision_hidden =
+      AppendTower(config, g, "vision_config", f.vision_type, "vision tower");
+  if (!vision_hidden) return;
   // The logit scale (and SigLIP's bias) belong to neither tower; they are counted with the text
   // tower's section, the first.
   Node logit = encoder::HeadNode("", "contrastive logit scale", 1, 1);
