@@ -59,5 +59,10 @@ void RegisterEncoders(ArchRegistry& registry);
 void RegisterClassicDecoders(ArchRegistry& registry);
 // t5, mt5, bart, marian, whisper (encoder-decoders)
 void RegisterSeq2Seq(ArchRegistry& registry);
+// Image towers: clip_vision_model, clip_text_model, siglip_vision_model, siglip_text_model,
+// idefics3_vision, smolvlm_vision, vit, dinov2, pixtral; dual encoders clip, siglip
+void RegisterVisionTowers(ArchRegistry& registry);
+// llava, paligemma, mistral3, gemma3, idefics3, smolvlm
+void RegisterMultimodal(ArchRegistry& registry);
 
 }  // namespace hubwatch

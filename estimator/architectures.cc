@@ -22,6 +22,8 @@ const ArchRegistry& Registry() {
     RegisterEncoders(r);
     RegisterClassicDecoders(r);
     RegisterSeq2Seq(r);
+    RegisterVisionTowers(r);
+    RegisterMultimodal(r);
     return r;
   }();
   return registry;
