@@ -57,5 +57,10 @@ void RegisterDeepseek(ArchRegistry& registry);
 void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
+void RegisterQwenVl(ArchRegistry& registry);  // qwen2_vl, qwen2_5_vl
+void RegisterLlama4(ArchRegistry& registry);        // llama4, llama4_text
+void RegisterLlama4Vision(ArchRegistry& registry);  // llama4_vision_model
+void RegisterMllama(ArchRegistry& registry);        // mllama, mllama_text_model
+void RegisterMllamaVision(ArchRegistry& registry);  // mllama_vision_model
 
 }  // namespace hubwatch

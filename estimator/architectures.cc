@@ -21,6 +21,11 @@ const ArchRegistry& Registry() {
     RegisterDeepseek(r);
     RegisterEncoders(r);
     RegisterClassicDecoders(r);
+    RegisterQwenVl(r);
+    RegisterLlama4(r);
+    RegisterLlama4Vision(r);
+    RegisterMllama(r);
+    RegisterMllamaVision(r);
     return r;
   }();
   return registry;
