@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "estimator/architectures.h"
+#include "estimator/checkpoint_graph.h"
+#include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
 #include "tests/estimator/multimodal_test_util.h"
 #include "tests/estimator/test_util.h"
@@ -18,6 +20,7 @@ namespace {
 
 using testing::BuildOk;
 using testing::CountsOf;
+using testing::HeaderOf;
 using testing::ModelConfigPath;
 using testing::ReadJsonFixture;
 using testing::StoredShapes;
@@ -102,6 +105,27 @@ TEST(QwenVl, ReadsTextConfigWhenNested) {
   nested["text_config"].erase("tie_word_embeddings");
   nested["text_config"]["model_type"] = "qwen2_5_vl_text";
   EXPECT_EQ(CountsOf(BuildOk(nested)).total, 3754622976u);
+}
+
+// The checkpoint a Qwen2-VL graph describes, read back: every tensor matches, the rank-5 Conv3d
+// patch embedding included, and the tensors alone give the same count.
+TEST(QwenVl, ItsOwnCheckpointMatchesTensorByTensor) {
+  nlohmann::json config = Config("erax-ai/EraX-VL-2B-V1.5");
+  const ModelGraph g = BuildOk(config);
+  EstimateInput input;
+  input.headers = {HeaderOf(g)};
+  Result<Estimate> e = EstimateModel(config, input);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_TRUE(e->checkpoint.has_value());
+  EXPECT_TRUE(e->checkpoint->missing.empty());
+  EXPECT_TRUE(e->checkpoint->unexpected.empty());
+  EXPECT_TRUE(e->checkpoint->shape_mismatches.empty());
+  EXPECT_EQ(e->checkpoint->delta, 0);
+  Result<ModelGraph> read = BuildGraphFromCheckpoint({HeaderOf(g)}, nullptr);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(CountsOf(*read).total, 2208985600u);
+  EXPECT_EQ(StoredShapes(*read).at("visual.patch_embed.proj.weight"),
+            (std::vector<int64_t>{1280, 3, 2, 14, 14}));
 }
 
 TEST(QwenVl, AbsurdVisionDepthFailsWithOneLine) {
