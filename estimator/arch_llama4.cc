@@ -79,7 +79,11 @@ std::vector<bool> LayerFlags(ConfigReader& config, int64_t layers, const char* l
       for (int64_t i : listed) {
         if (i >= 0 && i < layers) flags[static_cast<size_t>(i)] = true;
       }
-    } else {  // no_rope_layers: one 0/1 per layer
+    } else {  // no_rope_layers: one 0/1 per layer (Llama4TextAttention indexes it by layer)
+      if (listed.size() < flags.size()) {
+        config.Fail(std::string(list_key) + " lists " + std::to_string(listed.size()) +
+                    " layers, fewer than num_hidden_layers " + std::to_string(layers));
+      }
       for (size_t i = 0; i < listed.size() && i < flags.size(); ++i) flags[i] = listed[i] != 0;
     }
     return flags;

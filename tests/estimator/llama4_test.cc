@@ -61,6 +61,15 @@ nlohmann::json Llama4Config(bool maverick) {
                            {"projector_input_dim", 4096},
                            {"projector_output_dim", 4096},
                            {"vision_output_dim", 4096}};
+  if (!maverick) {  // Scout's config lists both schedules; Maverick's are derived here
+    std::vector<int> moe_layers, no_rope_layers;
+    for (int i = 0; i < 48; ++i) {
+      moe_layers.push_back(i);
+      no_rope_layers.push_back((i + 1) % 4 != 0);
+    }
+    text["moe_layers"] = moe_layers;
+    text["no_rope_layers"] = no_rope_layers;
+  }
   return {{"architectures", {"Llama4ForConditionalGeneration"}},
           {"model_type", "llama4"},
           {"text_config", text},
@@ -151,6 +160,12 @@ TEST(Llama4, HugeExpertCountFailsWithOneLine) {
   EXPECT_NE(g.error().message.find("num_local_experts 1000000 is absurd"), std::string::npos)
       << g.error().message;
   EXPECT_EQ(g.error().message.find('\n'), std::string::npos);
+  config = Llama4Config(false);
+  config["text_config"]["no_rope_layers"] = {1, 1, 1, 0};
+  g = BuildModelGraph(config);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("no_rope_layers lists 4 layers"), std::string::npos)
+      << g.error().message;
 }
 
 // The whole estimate (memory plans, fit on every card, cost, lints) runs on the composite.
