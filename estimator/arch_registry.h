@@ -64,5 +64,10 @@ void RegisterSeq2Seq(ArchRegistry& registry);
 void RegisterVisionTowers(ArchRegistry& registry);
 // llava, paligemma, mistral3, gemma3, idefics3, smolvlm
 void RegisterMultimodal(ArchRegistry& registry);
+void RegisterQwenVl(ArchRegistry& registry);  // qwen2_vl, qwen2_5_vl
+void RegisterLlama4(ArchRegistry& registry);        // llama4, llama4_text
+void RegisterLlama4Vision(ArchRegistry& registry);  // llama4_vision_model
+void RegisterMllama(ArchRegistry& registry);        // mllama, mllama_text_model
+void RegisterMllamaVision(ArchRegistry& registry);  // mllama_vision_model
 
 }  // namespace hubwatch

@@ -24,6 +24,11 @@ const ArchRegistry& Registry() {
     RegisterSeq2Seq(r);
     RegisterVisionTowers(r);
     RegisterMultimodal(r);
+    RegisterQwenVl(r);
+    RegisterLlama4(r);
+    RegisterLlama4Vision(r);
+    RegisterMllama(r);
+    RegisterMllamaVision(r);
     return r;
   }();
   return registry;
