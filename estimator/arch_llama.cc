@@ -141,9 +141,8 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   shape.kv_heads = d.kv_heads;
   shape.head_dim = shape.v_head_dim = d.head_dim;
   QkNorm qk_norm = f.qk_norm;
-  const bool needs_flag = qk_norm == QkNorm::kPerHeadWhenUseQkNorm ||
-                          qk_norm == QkNorm::kPerHeadWhenFlag ||
-                          qk_norm == QkNorm::kHunyuanWhenFlag;
+  const bool needs_flag =
+      qk_norm == QkNorm::kPerHeadWhenUseQkNorm || qk_norm == QkNorm::kPerHeadWhenFlag;
   if (needs_flag && !config.Flag({"use_qk_norm"}, false)) qk_norm = QkNorm::kNone;
   if (qk_norm != QkNorm::kNone) shape.qk_norm_width = (d.heads + d.kv_heads) * d.head_dim;
   shape.logit_softcap = config.Has({"attn_logit_softcapping"});
@@ -169,7 +168,7 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
       AddTensor(n, "q_norm.weight", {d.heads, d.head_dim});
       AddTensor(n, "k_norm.weight", {d.kv_heads, d.head_dim});
       break;
-    case QkNorm::kHunyuanWhenFlag:
+    case QkNorm::kQueryKeyLayernorm:
       AddTensor(n, "query_layernorm.weight", {d.head_dim});
       AddTensor(n, "key_layernorm.weight", {d.head_dim});
       break;

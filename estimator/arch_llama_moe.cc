@@ -183,10 +183,11 @@ Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
           shape.expert_intermediate *
           config.NonNegative({"n_shared_experts"}, 64, 1, "n_shared_experts absent: default 1");
       n.module = "model.layers.{i}.mlp";
-      // Glm4MoeTopkRouter: a bare weight, and the fp32 score-correction bias (noaux_tc routing)
-      // counted as DeepSeek-V3's is (arch_deepseek.cc).
+      // Glm4MoeTopkRouter: a bare weight parameter, and the score-correction bias of its
+      // noaux_tc routing, a persistent fp32 buffer (register_buffer) the checkpoint stores.
       AddTensor(n, "gate.weight", {shape.experts, d.hidden});
-      AddTensor(n, "gate.e_score_correction_bias", {shape.experts}).dtype = "F32";
+      AddTensor(n, "gate.e_score_correction_bias", {shape.experts}, TensorRole::kBuffer).dtype =
+          "F32";
       AddExperts(n, gate_up_down, "experts.{e}.", d.hidden, shape.expert_intermediate,
                  shape.experts);
       if (shape.shared_intermediate) {

@@ -56,8 +56,9 @@ const LlamaFamily kMoreFamilies[] = {
      .sliding_pattern_default = 4,
      .sliding_window_default = 4096},
     {.model_type = "hunyuan_v1_dense",
-     .family = "Hunyuan dense decoder: Llama layout with per-head query/key RMSNorm",
-     .qk_norm = QkNorm::kHunyuanWhenFlag},
+     .family = "Hunyuan dense decoder: Llama layout with per-head query/key RMSNorm, bias-free MLP",
+     .qk_norm = QkNorm::kQueryKeyLayernorm,
+     .bias = BiasRule::kAttentionOnly},
     {.model_type = "phimoe",
      .family = "Phi-3.5-MoE decoder: LayerNorm with bias, biased attention, Mixtral-style "
                "sparse SwiGLU experts, biased LM head",

@@ -31,9 +31,8 @@ enum class QkNorm {
   // cohere: only with "use_qk_norm" (default false), LayerNorm weights [heads, head_dim] and
   // [kv_heads, head_dim], one row per head
   kPerHeadWhenUseQkNorm,
-  kPerHeadWhenFlag,  // glm4_moe: q_norm, k_norm [head_dim] only with "use_qk_norm"
-  // hunyuan_v1_dense: query_layernorm, key_layernorm [head_dim] only with "use_qk_norm"
-  kHunyuanWhenFlag,
+  kPerHeadWhenFlag,    // glm4_moe: q_norm, k_norm [head_dim] only with "use_qk_norm"
+  kQueryKeyLayernorm,  // hunyuan_v1_dense: query_layernorm, key_layernorm [head_dim], always
 };
 enum class BiasRule {
   kAttentionBias,  // "attention_bias" (default false) on q, k, v, o; "mlp_bias" on the MLP

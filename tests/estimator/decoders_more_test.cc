@@ -22,7 +22,7 @@ using testing::ModelConfigPath;
 using testing::ReadJsonFixture;
 
 nlohmann::json Truth(const std::string& repo) {
-  for (const char* file : {"models/truth-decoders-b.json", "models/truth-decoders-c.json"}) {
+  for (const char* file : {"models/truth-decoders-c.json", "models/truth-decoders-b.json"}) {
     const nlohmann::json truth = ReadJsonFixture(file);
     if (truth.contains(repo)) return truth.at(repo);
   }
@@ -177,13 +177,15 @@ TEST(DecodersMore, GlmAndGlm4DifferByTwoNormsALayer) {
 }
 
 // GLM-4.5-Air: layer 0 dense, 45 MoE layers (128 routed + 1 shared expert of 1408, top-8,
-// router weight + fp32 score-correction bias), and the MTP layer 46 stored but not loaded: the
-// params are the Hub count of a checkpoint without it (INTELLECT-3), on disk the Air's own.
+// router weight + an fp32 score-correction buffer), and the MTP layer 46 stored but not loaded:
+// params + buffers are the Hub count of a checkpoint without it (INTELLECT-3), on disk the Air's.
 TEST(DecodersMore, Glm4MoeCountsTheMtpLayerOnDiskOnly) {
   const nlohmann::json truth = Truth("zai-org/GLM-4.5-Air");
   const ModelGraph g = Build(DimsConfig("zai-org/GLM-4.5-Air", "glm4_moe"));
   const ParamCounts c = Counts(g);
   EXPECT_EQ(c.total, truth.at("params").get<uint64_t>());
+  EXPECT_EQ(c.buffers, truth.at("buffers").get<uint64_t>());
+  EXPECT_EQ(c.total + c.buffers, truth.at("hub_total_same_shape").get<uint64_t>());
   EXPECT_EQ(c.on_disk, truth.at("on_disk_elements").get<uint64_t>());
   EXPECT_EQ(c.total - c.active, uint64_t{45} * 120 * 3 * 4096 * 1408);  // "12B active"
   const std::map<std::string, TensorSpec> t = Tensors(g);
@@ -192,8 +194,7 @@ TEST(DecodersMore, Glm4MoeCountsTheMtpLayerOnDiskOnly) {
             (std::vector<int64_t>{4096, 1408}));
   EXPECT_EQ(Shape(t, "model.layers.45.mlp.shared_experts.up_proj.weight"),
             (std::vector<int64_t>{1408, 4096}));
-  EXPECT_EQ(Shape(t, "model.layers.1.mlp.gate.e_score_correction_bias"),
-            (std::vector<int64_t>{128}));
+  EXPECT_EQ(t.at("model.layers.1.mlp.gate.e_score_correction_bias").role, TensorRole::kBuffer);
   EXPECT_EQ(t.at("model.layers.46.eh_proj.weight").role, TensorRole::kExtraOnDisk);
   EXPECT_EQ(t.at("model.layers.46.mlp.experts.0.up_proj.weight").role, TensorRole::kExtraOnDisk);
   EXPECT_EQ(Shape(t, "model.layers.46.shared_head.head.weight"),
@@ -275,8 +276,9 @@ TEST(DecodersMore, PhimoeStructure) {
   EXPECT_EQ(Shape(t, "model.layers.0.self_attn.o_proj.bias"), (std::vector<int64_t>{4096}));
 }
 
-// Hunyuan dense (no config or count found): Llama's layout with query_layernorm and
-// key_layernorm of head_dim when use_qk_norm is set.
+// Hunyuan dense (no config or count found): HunYuanDenseV1Attention is LlamaAttention plus
+// query_layernorm and key_layernorm of head_dim, whatever use_qk_norm says; its MLP has no bias.
+// A small config of the keys HunYuanDenseV1Config reads, for the structure only.
 TEST(DecodersMore, HunyuanDenseQueryKeyNorms) {
   const nlohmann::json config = {{"model_type", "hunyuan_v1_dense"},
                                  {"vocab_size", 1000},
@@ -286,14 +288,15 @@ TEST(DecodersMore, HunyuanDenseQueryKeyNorms) {
                                  {"num_key_value_heads", 2},
                                  {"head_dim", 64},
                                  {"intermediate_size", 512},
-                                 {"use_qk_norm", true}};
+                                 {"attention_bias", true},
+                                 {"mlp_bias", true},
+                                 {"use_qk_norm", false}};
   const std::map<std::string, TensorSpec> t = Tensors(Build(config));
   EXPECT_EQ(Shape(t, "model.layers.1.self_attn.query_layernorm.weight"),
             (std::vector<int64_t>{64}));
   EXPECT_EQ(Shape(t, "model.layers.1.self_attn.key_layernorm.weight"), (std::vector<int64_t>{64}));
-  nlohmann::json plain = config;
-  plain["use_qk_norm"] = false;
-  EXPECT_EQ(Tensors(Build(plain)).count("model.layers.1.self_attn.key_layernorm.weight"), 0u);
+  EXPECT_EQ(t.count("model.layers.1.self_attn.o_proj.bias"), 1u);
+  EXPECT_EQ(t.count("model.layers.1.mlp.down_proj.bias"), 0u);
 }
 
 // Hostile values fail with one line instead of allocating.
