@@ -2,8 +2,10 @@
 // MLP or a mixture of experts, norms around both (or one norm before both, in parallel). Covers
 // llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, olmo,
 // olmo2, olmoe, starcoder2, granite, granitemoe, smollm3, ernie4_5, cohere and cohere2, which
-// differ only in the switches of their LlamaFamily row (llama_family.h) in kFamilies below. The
-// mixture-of-experts nodes are built in arch_llama_moe.cc (llama_moe.h).
+// differ only in the switches of their LlamaFamily row (llama_family.h) in kFamilies below.
+// BuildFamily also builds the rows of arch_llama_more.cc (glm, glm4, glm4_moe, exaone4, olmo3,
+// hunyuan_v1_dense, phimoe, ernie4_5_moe, gpt_oss). The mixture-of-experts nodes are built in
+// arch_llama_moe.cc (llama_moe.h), the sliding-window layers in arch_llama_sliding.cc.
 
 #include <nlohmann/json.hpp>
 

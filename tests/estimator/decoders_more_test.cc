@@ -12,12 +12,15 @@
 #include <vector>
 
 #include "estimator/architectures.h"
+#include "estimator/checkpoint.h"
+#include "estimator/checkpoint_graph.h"
 #include "estimator/kv_cache.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
 namespace {
 
+using testing::HeaderOf;
 using testing::ModelConfigPath;
 using testing::ReadJsonFixture;
 
@@ -132,6 +135,27 @@ TEST(DecodersMore, GptOss20bIsTheIndexTensorByTensor) {
   EXPECT_EQ(kv.bytes_per_token, 24 * per_layer);
   EXPECT_EQ(kv.sliding_layers, 12);
   EXPECT_EQ(kv.bytes_per_sequence, 12 * per_layer * 4096 + 12 * per_layer * 128);
+}
+
+// The modelled gpt-oss-20b checkpoint, its header written tensor by tensor, matches the graph
+// exactly; read back under a type nobody models, its MXFP4 blocks alone give the same params,
+// the scales the same bytes on disk.
+TEST(DecodersMore, GptOssHeaderMatchesAndReadsBackFromItsTensors) {
+  nlohmann::json config = ReadJsonFixture(ModelConfigPath("openai/gpt-oss-20b"));
+  const ModelGraph modelled = Build(config);
+  const SafetensorsHeader header = HeaderOf(modelled);
+  Result<CheckpointComparison> cmp = CompareWithCheckpoint(modelled, Counts(modelled), {header});
+  ASSERT_TRUE(cmp.ok());
+  EXPECT_EQ(cmp->matched, cmp->checkpoint_tensors);
+  EXPECT_EQ(cmp->parameter_delta, 0);
+  EXPECT_EQ(cmp->extra_elements, 597196800u);  // the scales
+  config["model_type"] = "not_modelled_gpt_oss";
+  Result<ModelGraph> g = BuildGraphFromCheckpoint({header}, &config);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  const ParamCounts want = Counts(modelled), got = Counts(*g);
+  EXPECT_EQ(got.total, want.total);
+  EXPECT_EQ(got.on_disk, want.on_disk);
+  EXPECT_EQ(got.active, want.active);
 }
 
 // gpt-oss-120b: 36 layers of 128 experts; the Hub counts of the BF16 and the MXFP4 uploads.
