@@ -74,7 +74,8 @@ void AddGptOssExperts(Node& n, ConfigReader& config, int64_t experts, int64_t hi
     config.Note(
         "MXFP4 checkpoint: expert weights counted as the bf16 parameters transformers "
         "dequantizes them to, stored as 4-bit *_blocks (2 a byte) plus *_scales (1 byte per 32 "
-        "values, on disk only): the checkpoint is about a quarter of a bf16 one");
+        "values, on disk only), about a quarter of their bf16 bytes; serving assumes "
+        "serve.weight_bytes (bf16 by default: lower it to serve the MXFP4 experts as stored)");
   }
 }
 

@@ -126,6 +126,9 @@ TEST(DecodersMore, GptOss20bIsTheIndexTensorByTensor) {
   EXPECT_EQ(t.at(mlp + "gate_up_proj_scales").role, TensorRole::kExtraOnDisk);
   EXPECT_EQ(Shape(t, "model.layers.0.mlp.router.bias"), (std::vector<int64_t>{32}));
   EXPECT_EQ(Shape(t, "model.layers.0.self_attn.sinks"), (std::vector<int64_t>{64}));
+  EXPECT_TRUE(std::any_of(g.notes.begin(), g.notes.end(), [](const std::string& note) {
+    return note.find("MXFP4 checkpoint") != std::string::npos;
+  }));
   EXPECT_EQ(Shape(t, "model.layers.0.self_attn.o_proj.bias"), (std::vector<int64_t>{2880}));
 
   // layer_types: even layers slide over 128 tokens. 24 layers x 8 KV heads x (64 + 64) x 2 bytes
