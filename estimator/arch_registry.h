@@ -50,6 +50,8 @@ class ArchRegistry {
 };
 
 void RegisterLlamaFamily(ArchRegistry& registry);
+// glm, glm4, glm4_moe, exaone4, olmo3, hunyuan_v1_dense, phimoe, ernie4_5_moe, gpt_oss
+void RegisterLlamaFamilyMore(ArchRegistry& registry);
 void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi-msft, phi3
 void RegisterFalcon(ArchRegistry& registry);
 void RegisterDeepseek(ArchRegistry& registry);

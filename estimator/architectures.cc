@@ -16,6 +16,7 @@ const ArchRegistry& Registry() {
   static const ArchRegistry registry = [] {
     ArchRegistry r;
     RegisterLlamaFamily(r);
+    RegisterLlamaFamilyMore(r);
     RegisterGptFamily(r);
     RegisterFalcon(r);
     RegisterDeepseek(r);
