@@ -35,15 +35,6 @@ const ArchRegistry& Registry() {
   return registry;
 }
 
-std::string JoinTypes() {
-  std::string out;
-  for (std::string_view t : SupportedArchitectures()) {
-    if (!out.empty()) out += ", ";
-    out += t;
-  }
-  return out;
-}
-
 // Fine-grained FP8 checkpoints (quantization_config.quant_method "fp8" with weight_block_size,
 // as DeepSeek-V3 ships): every Linear weight inside the blocks is stored as F8_E4M3 with an F32
 // "<name>_scale_inv" of one scale per block. The scales are on disk, not parameters.
@@ -172,14 +163,16 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
     const std::string what = g.model_type.empty() ? std::string("config.json has no model_type")
                                                   : "model_type \"" + g.model_type + "\"";
     if (options.assume.empty()) {
-      return Error::Unsupported("unsupported architecture: " + what +
-                                " is not modelled (exact: " + JoinTypes() +
-                                "); --assume ARCH reads it as one of these, approximately");
+      return Error::Unsupported("unsupported architecture: " + what + " is not modelled (" +
+                                std::to_string(SupportedArchitectures().size()) +
+                                " model_types are: `hubwatch estimate --help` lists them); "
+                                "--assume ARCH reads it as one of them, approximately");
     }
     builder = Registry().Find(options.assume);
     if (!builder) {
       return Error::InvalidInput("--assume " + Clip(options.assume) +
-                                 ": not a modelled architecture (" + JoinTypes() + ")");
+                                 ": not a modelled architecture (`hubwatch estimate --help` "
+                                 "lists them)");
     }
     g.approximate = true;
     g.notes.push_back("APPROXIMATE: " + what + " is not modelled; read as " + options.assume +
