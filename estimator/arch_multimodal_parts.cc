@@ -103,7 +103,7 @@ std::optional<ModelGraph> BuildTower(const Wrapper& w, ConfigReader& config) {
   Result<ModelGraph> tower =
       BuildPart(config, PartOf(config, "vision_config"), "vision_config", w.vision_type);
   if (!tower.ok()) {
-    config.Fail(tower.error().message);
+    config.Fail(tower.error());
     return std::nullopt;
   }
   PrefixModules(*tower, std::string(w.vision_prefix));
@@ -115,14 +115,14 @@ std::optional<TextPart> BuildText(const Wrapper& w, ConfigReader& config) {
       WithTextDefaults(config, PartOf(config, "text_config"), w.text_type);
   Result<ModelGraph> text = BuildPart(config, filled, "text_config", w.text_type);
   if (!text.ok()) {
-    config.Fail(text.error().message);
+    config.Fail(text.error());
     return std::nullopt;
   }
   TextPart part{std::move(text).value(), 0};
   ConfigReader reader(filled, config.depth() + 1);
   part.max_positions = reader.Positive({"max_position_embeddings"}, kMaxPositions, 0);
   if (!reader.ok()) {
-    config.Fail("config.json: text_config: " + reader.error().message);
+    config.Fail("text_config: " + std::string(WithoutConfigPrefix(reader.error().message)));
     return std::nullopt;
   }
   const std::string prefix(w.text_prefix);

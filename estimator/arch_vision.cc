@@ -184,7 +184,7 @@ int64_t AppendTower(ConfigReader& config, ModelGraph& g, const char* key, std::s
   if (!part) config.Note(std::string(key) + " absent: the tower's defaults");
   Result<ModelGraph> tower = BuildPart(config, part ? *part : kEmpty, key, type);
   if (!tower.ok()) {
-    config.Fail(tower.error().message);
+    config.Fail(tower.error());
     return 0;
   }
   // "CLIP text tower, 12 layers, hidden 512": the family up to its colon.

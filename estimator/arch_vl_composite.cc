@@ -17,9 +17,8 @@ const nlohmann::json* SubConfig(ConfigReader& config, std::string_view key) {
 
 void Forward(ConfigReader& part, ConfigReader& config, std::string_view part_name) {
   if (!part.ok()) {
-    std::string_view message = part.error().message;
-    if (message.starts_with("config.json: ")) message.remove_prefix(13);
-    config.Fail(std::string(part_name) + ": " + std::string(message));
+    config.Fail(std::string(part_name) + ": " +
+                std::string(WithoutConfigPrefix(part.error().message)));
   }
   for (std::string& note : part.TakeNotes()) config.Note(std::string(part_name) + ": " + note);
 }
@@ -31,7 +30,7 @@ void AppendLanguageModel(ConfigReader& config, ModelGraph& g, const nlohmann::js
   typed["model_type"] = model_type;
   Result<ModelGraph> text = BuildPart(config, typed, part_name, model_type);
   if (!text.ok()) {
-    config.Fail(text.error().message);
+    config.Fail(text.error());
     return;
   }
   ConfigReader reader(part, config.depth() + 1);
@@ -155,7 +154,7 @@ int64_t BuildComposite(ConfigReader& config, ModelGraph& g, const Composite& c) 
   if (!text || !vision) return 0;
   Result<ModelGraph> tower = BuildPart(config, *vision, "vision_config", c.vision_type);
   if (!tower.ok()) {
-    config.Fail(tower.error().message);
+    config.Fail(tower.error());
     return 0;
   }
   ConfigReader v(*vision, config.depth() + 1);

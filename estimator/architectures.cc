@@ -124,7 +124,9 @@ std::vector<std::string_view> SupportedArchitectures() { return Registry().Types
 
 Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& part,
                              std::string_view part_name, std::string_view default_model_type) {
-  const std::string where = "config.json: " + std::string(part_name);
+  // "text_config: vision_config: ...": the parent prefixes its own part name, and the reader of
+  // config.json itself "config.json: ".
+  const std::string where(part_name);
   if (parent.depth() + 1 > kMaxCompositeDepth) {
     return Error::InvalidInput(where + ": composite configs nest deeper than " +
                                std::to_string(kMaxCompositeDepth) + " levels");
@@ -133,14 +135,16 @@ Result<ModelGraph> BuildPart(const ConfigReader& parent, const nlohmann::json& p
   ConfigReader reader(part, parent.depth() + 1);
   ModelGraph g;
   g.model_type = Clip(reader.String({"model_type"}, std::string(default_model_type)));
-  if (!reader.ok()) return Error::InvalidInput(where + ": " + reader.error().message);
-  const ArchBuilder* builder = Registry().Find(g.model_type);
-  if (!builder) {
+  const ArchBuilder* builder = reader.ok() ? Registry().Find(g.model_type) : nullptr;
+  if (reader.ok() && !builder) {
     return Error::Unsupported("unsupported architecture: " + where + " has model_type \"" +
                               g.model_type + "\", which is not modelled");
   }
-  (*builder)(reader, g);
-  if (!reader.ok()) return Error{reader.error().code, where + ": " + reader.error().message};
+  if (builder) (*builder)(reader, g);
+  if (!reader.ok()) {
+    return Error{reader.error().code,
+                 where + ": " + std::string(WithoutConfigPrefix(reader.error().message))};
+  }
   for (std::string& note : reader.TakeNotes())
     g.notes.push_back(std::string(part_name) + ": " + note);
   return g;

@@ -25,8 +25,26 @@ std::pair<std::string_view, const nlohmann::json*> ConfigReader::FindKey(Keys ke
   return {{}, nullptr};
 }
 
+std::string_view WithoutConfigPrefix(std::string_view message) {
+  constexpr std::string_view kPrefix = "config.json: ";
+  if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
+  return message;
+}
+
 void ConfigReader::Fail(std::string message) {
-  if (!error_) error_ = Error::InvalidInput("config.json: " + std::move(message));
+  if (!error_) {
+    error_ = Error::InvalidInput("config.json: " + std::string(WithoutConfigPrefix(message)));
+  }
+}
+
+void ConfigReader::Fail(const Error& error) {
+  if (error_) return;
+  if (error.code == ErrorCode::kUnsupported) {
+    error_ = error;
+  } else {
+    Fail(error.message);
+    error_->code = error.code;
+  }
 }
 
 std::optional<int64_t> ConfigReader::ReadInteger(Keys keys, int64_t min, int64_t max) {

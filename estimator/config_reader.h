@@ -24,6 +24,9 @@
 
 namespace hubwatch {
 
+// `message` without a leading "config.json: " (a part's reader error quoted by its parent).
+std::string_view WithoutConfigPrefix(std::string_view message);
+
 using Keys = std::initializer_list<std::string_view>;
 
 // Sanity limits: anything larger is not a model we can reason about, and keeping every dimension
@@ -60,6 +63,9 @@ class ConfigReader {
   std::vector<int64_t> IntList(Keys keys);
 
   void Fail(std::string message);
+  // Fails with `error`, keeping its code (a part that is not modelled stays kUnsupported); an
+  // error from a part's reader ("config.json: ...") is not prefixed twice.
+  void Fail(const Error& error);
   void Note(std::string note) { notes_.push_back(std::move(note)); }
 
   bool ok() const { return !error_.has_value(); }

@@ -217,6 +217,43 @@ TEST(Limits, CheckpointElementSumsPoisonInsteadOfWrapping) {
 namespace hubwatch {
 namespace {
 
+// Issue 29's bad inputs, each one clear error naming where it is, before any work of its size.
+TEST(Limits, CompositeAndHugeConfigsAreOneClearError) {
+  const nlohmann::json llava = ReadJsonFixture(ModelConfigPath("edbeeching/vsft-llava-1.5-7b-hf"));
+  auto error_of = [](const nlohmann::json& config) {
+    Result<Estimate> e = EstimateModel(config, {});
+    EXPECT_FALSE(e.ok());
+    return e.ok() ? std::string() : e.error().message;
+  };
+  // A config nesting itself: each text_config a llava again, eight deep.
+  nlohmann::json nested = llava;
+  for (int i = 0; i < 8; ++i) {
+    nlohmann::json outer = llava;
+    outer["text_config"] = std::move(nested);
+    nested = std::move(outer);
+  }
+  EXPECT_EQ(error_of(nested),
+            "config.json: text_config: text_config: text_config: text_config: vision_config: "
+            "composite configs nest deeper than 4 levels");
+  nlohmann::json wrong = llava;
+  wrong["text_config"] = 7;
+  EXPECT_EQ(error_of(wrong), "config.json: text_config is not a JSON object");
+  nlohmann::json deep = llava;
+  deep["text_config"]["num_hidden_layers"] = 1e9;
+  EXPECT_EQ(error_of(deep),
+            "config.json: text_config: num_hidden_layers 1000000000 is absurd (limit 4096)");
+  nlohmann::json experts = ReadJsonFixture(ModelConfigPath("mistralai/Mixtral-8x7B-v0.1"));
+  experts["num_local_experts"] = 1'000'000;
+  EXPECT_EQ(error_of(experts), "config.json: num_local_experts 1000000 is absurd (limit 65536)");
+  // A part whose model_type is not modelled makes the whole unsupported (not malformed), so a
+  // checkpoint's tensors can still stand in for it.
+  nlohmann::json unknown = llava;
+  unknown["text_config"]["model_type"] = "quantum-foam";
+  Result<Estimate> e = EstimateModel(unknown, {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, ErrorCode::kUnsupported) << e.error().message;
+}
+
 TEST(Text, HexLowerIsTwoLowerCaseDigitsPerByte) {
   EXPECT_EQ(HexLower(std::string_view("\x1f\xa0\x00\xff", 4)), "1fa000ff");
   EXPECT_EQ(HexLower(""), "");
