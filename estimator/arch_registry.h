@@ -57,5 +57,8 @@ void RegisterDeepseek(ArchRegistry& registry);
 void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
+void RegisterStateSpace(ArchRegistry& registry);  // mamba, falcon_mamba, mamba2
+void RegisterHybrids(ArchRegistry& registry);  // jamba, bamba, lfm2, granitemoehybrid
+void RegisterQwen3Next(ArchRegistry& registry);
 
 }  // namespace hubwatch

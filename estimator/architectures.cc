@@ -21,6 +21,9 @@ const ArchRegistry& Registry() {
     RegisterDeepseek(r);
     RegisterEncoders(r);
     RegisterClassicDecoders(r);
+    RegisterStateSpace(r);
+    RegisterHybrids(r);
+    RegisterQwen3Next(r);
     return r;
   }();
   return registry;

@@ -49,6 +49,7 @@ Section Parameters(const Estimate& e) {
                          {"head", p.head}}) {
     t.rows.push_back({std::string("  ") + name, G(v)});
   }
+  if (p.mixer) t.rows.push_back({"  sequence mixers (SSM, conv)", G(p.mixer)});
   if (p.active != p.total) t.rows.push_back({"active per token (MoE)", G(p.active)});
   t.rows.push_back({"tensor elements on disk", G(p.on_disk)});
   if (p.buffers) t.rows.push_back({"  of which buffers", G(p.buffers)});
@@ -79,6 +80,14 @@ Section KvCacheSection(const Estimate& e) {
            " layers use a sliding window and hold only their window)";
   }
   s.items.push_back(seq);
+  if (kv.state_layers) {
+    s.items.push_back(
+        std::to_string(kv.state_layers) + " of " + std::to_string(kv.layer_bytes_per_token.size()) +
+        " layers are state-space / linear-attention mixers: the KV cache becomes a fixed state per "
+        "sequence: " + Number(kv.state_bytes_per_sequence / 1048576, 1) +
+        " MiB (conv + recurrent state, included "
+        "above; it does not grow with the context)");
+  }
   return s;
 }
 

@@ -62,7 +62,9 @@ TEST(CheckpointGraph, TheTensorsAloneGiveTheModelledCountsOfEveryFixture) {
       EXPECT_EQ(g->layers.size(), modelled.layers.size());
       const KvCache kv_want = ComputeKvCache(modelled, 4096, 2);
       const KvCache kv_got = ComputeKvCache(*g, 4096, 2);
-      if (!kv_want.latent) EXPECT_EQ(kv_got.bytes_per_token, kv_want.bytes_per_token);
+      if (!kv_want.latent) {
+        EXPECT_EQ(kv_got.bytes_per_token, kv_want.bytes_per_token);
+      }
       ++checked;
     }
   }
