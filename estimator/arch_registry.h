@@ -59,6 +59,6 @@ void RegisterEncoders(ArchRegistry& registry);
 void RegisterClassicDecoders(ArchRegistry& registry);
 void RegisterStateSpace(ArchRegistry& registry);  // mamba, falcon_mamba, mamba2
 void RegisterHybrids(ArchRegistry& registry);  // jamba, bamba, lfm2, granitemoehybrid
-void RegisterQwen3Next(ArchRegistry& registry);
+void RegisterQwen3Next(ArchRegistry& registry);  // qwen3_next, qwen3_5_moe(_text)
 
 }  // namespace hubwatch

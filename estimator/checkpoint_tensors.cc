@@ -116,8 +116,11 @@ TensorSpec Spec(const std::string& spec_name, std::string_view full_name,
       case 3:
         shape = {t.shape[0], t.shape[1], t.shape[2]};
         break;
-      default:
+      case 4:
         shape = {t.shape[0], t.shape[1], t.shape[2], t.shape[3]};
+        break;
+      default:
+        shape = {t.shape[0], t.shape[1], t.shape[2], t.shape[3], t.shape[4]};
         break;
     }
     s.shape = shape;

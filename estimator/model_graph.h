@@ -35,11 +35,11 @@ enum class TensorRole {
   kExtraOnDisk,  // stored in the checkpoint but not loaded (MTP layers, quantization scales)
 };
 
-// A tensor shape of up to four dimensions, held inline: a graph holds many, and allocating each
-// would dominate building it. Plain value type.
+// A tensor shape of up to five dimensions (a Conv3d patch embedding's weight), held inline: a
+// graph holds many, and allocating each would dominate building it. Plain value type.
 class TensorShape {
  public:
-  static constexpr size_t kMaxRank = 4;
+  static constexpr size_t kMaxRank = 5;
   TensorShape() = default;
   // REQUIRES: dims.size() <= kMaxRank
   TensorShape(std::initializer_list<int64_t> dims) {  // NOLINT: implicit by design

@@ -161,8 +161,15 @@ Node GatedDeltaNet(const std::string& module, const DeltaNetDims& d) {
                          " key heads of " + std::to_string(d.key_dim) + ", " +
                          std::to_string(d.value_heads) + " value heads of " +
                          std::to_string(d.value_dim) + ", conv " + std::to_string(d.conv_kernel));
-  AddLinear(n, "in_proj_qkvz", d.hidden, 2 * keys + 2 * values, false);
-  AddLinear(n, "in_proj_ba", d.hidden, 2 * d.value_heads, false);  // beta and the decay gate
+  if (d.split_projections) {
+    AddLinear(n, "in_proj_qkv", d.hidden, conv_dim, false);
+    AddLinear(n, "in_proj_z", d.hidden, values, false);
+    AddLinear(n, "in_proj_b", d.hidden, d.value_heads, false);
+    AddLinear(n, "in_proj_a", d.hidden, d.value_heads, false);
+  } else {
+    AddLinear(n, "in_proj_qkvz", d.hidden, 2 * keys + 2 * values, false);
+    AddLinear(n, "in_proj_ba", d.hidden, 2 * d.value_heads, false);  // beta and the decay gate
+  }
   AddConv(n, "conv1d", conv_dim, d.conv_kernel, false);
   AddTensor(n, "dt_bias", {d.value_heads});
   AddTensor(n, "A_log", {d.value_heads});

@@ -48,6 +48,8 @@ Node Mamba2Mixer(const std::string& module, const MambaDims& d);
 // RMSNorm per value head, out_proj; the state is a key x value matrix per value head.
 struct DeltaNetDims {
   int64_t hidden, key_heads, value_heads, key_dim, value_dim, conv_kernel;
+  // Qwen3.5's layout of the same weights: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a.
+  bool split_projections = false;
 };
 Node GatedDeltaNet(const std::string& module, const DeltaNetDims& d);
 

@@ -218,6 +218,31 @@ TEST(Ssm, Qwen3NextExactOnDiskWithItsMtpBlockNotLoaded) {
   EXPECT_EQ(e.kv.state_bytes_per_sequence, 36.0 * (8192 * 4 + 32 * 128 * 128) * 2);
 }
 
+// Qwen3.5-MoE: the Qwen3-Next decoder under model.language_model (its delta net's projections
+// split), a ViT under model.visual, the MTP block stored and not loaded.
+TEST(Ssm, Qwen35MoeExactWithItsVisionTower) {
+  const Estimate e = EstimateRepo("Qwen/Qwen3.5-35B-A3B");
+  const StoredTensors t(e.graph);
+  ExpectTotal(e, "Qwen/Qwen3.5-35B-A3B");
+  ASSERT_EQ(e.params.by_section.size(), 2u);
+  EXPECT_EQ(e.params.by_section[0], 34660610688u);  // text decoder
+  EXPECT_EQ(e.params.by_section[1], 446571248u);    // vision tower
+  EXPECT_EQ(e.graph.dtype, "BF16");                 // text_config's dtype
+  EXPECT_EQ(e.params.extra_on_disk, 844640768u);
+  EXPECT_EQ(t["model.visual.patch_embed.proj.weight"], (Shape{1152, 3, 2, 16, 16}));
+  EXPECT_EQ(t["model.visual.blocks.26.attn.qkv.weight"], (Shape{3456, 1152}));
+  EXPECT_EQ(t["model.visual.merger.linear_fc1.weight"], (Shape{4608, 4608}));
+  EXPECT_EQ(t["model.language_model.layers.0.linear_attn.in_proj_qkv.weight"],
+            (Shape{8192, 2048}));
+  EXPECT_EQ(t["model.language_model.layers.0.linear_attn.in_proj_a.weight"], (Shape{32, 2048}));
+  EXPECT_EQ(t["model.language_model.layers.3.self_attn.q_proj.weight"], (Shape{8192, 2048}));
+  EXPECT_EQ(t["lm_head.weight"], (Shape{248320, 2048}));
+  EXPECT_EQ(t["mtp.layers.0.mlp.shared_expert.up_proj.weight"], (Shape{512, 2048}));
+  // The ViT keeps no cache; 10 text layers cache K/V, 30 keep a delta-net state.
+  EXPECT_EQ(e.kv.cached_attention_layers, 10);
+  EXPECT_EQ(e.kv.state_layers, 30);
+}
+
 // granitemoehybrid, structure only: no released config.json was found verbatim, so this is a
 // made-up four-layer config in the shape of Granite-4.0-H's keys, counted by hand:
 //   embedding 256 x 64 = 16,384 (tied)
