@@ -11,6 +11,7 @@
 #include "estimator/architectures.h"
 #include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
+#include "estimator/report.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
@@ -96,6 +97,19 @@ TEST(Ssm, MambaExactTiedWithAFixedState) {
   EXPECT_EQ(e.kv.state_layers, 64);
   EXPECT_EQ(e.kv.state_bytes_per_sequence, 64.0 * 5120 * (4 + 16) * 2);
   EXPECT_EQ(e.kv.bytes_per_sequence, e.kv.state_bytes_per_sequence);
+}
+
+// The reports say it plainly: the text names the fixed state, the JSON carries it.
+TEST(Ssm, ReportsNameTheFixedState) {
+  const Estimate e = EstimateRepo("state-spaces/mamba-2.8b-hf");
+  const std::string text = RenderText(e);
+  EXPECT_NE(text.find("the KV cache becomes a fixed state per sequence: 12.5 MiB"),
+            std::string::npos)
+      << text;
+  const nlohmann::json json = EstimateToJson(e);
+  EXPECT_EQ(json.at("kv_cache").at("state_bytes_per_sequence").get<double>(), 13107200.0);
+  EXPECT_EQ(json.at("kv_cache").at("state_layers").get<int64_t>(), 64);
+  EXPECT_EQ(json.at("params").at("by_part").at("mixer").get<uint64_t>(), e.params.mixer);
 }
 
 // Serving a Mamba holds the same state per sequence at any context; a Llama's cache grows.
