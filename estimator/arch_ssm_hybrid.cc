@@ -3,8 +3,9 @@
 // Mamba-2 + attention) and lfm2 (Lfm2ForCausalLM: gated short convolutions + attention). Their
 // attention layers cache K and V as usual; their mixer layers keep a fixed state per sequence.
 // granitemoehybrid (GraniteMoeHybridForCausalLM: Mamba-2 + attention, Granite-MoE experts and a
-// shared MLP) is modelled from its transformers layout; no released config is among the
-// fixtures, so its tests check structure only.
+// shared MLP) and falcon_h1 (FalconH1ForCausalLM: Mamba-2 and attention in parallel) are
+// modelled from their transformers layouts; no released config of theirs is among the
+// fixtures, so their tests check structure only.
 
 #include <array>
 #include <string>
@@ -287,6 +288,38 @@ void BuildGraniteMoeHybrid(ConfigReader& config, ModelGraph& g) {
   FinalNodes(g, "model.norm");
 }
 
+// FalconH1DecoderLayer: a Mamba-2 mixer (FalconH1Mixer: width mamba_d_ssm, out_proj biased by
+// projectors_bias, the gated norm only with mamba_rms_norm) and Llama attention side by side on
+// the same norm output in every layer, then pre_ff_layernorm and a Llama MLP. No released
+// config is among the fixtures: its tests check structure only.
+void BuildFalconH1(ConfigReader& config, ModelGraph& g) {
+  const Common c = ReadCommon(config, g, "Falcon-H1: Mamba-2 and attention side by side in every "
+                                         "layer", false);
+  const int64_t intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
+  const std::string act = config.String({"hidden_act"}, "silu");
+  const bool mlp_bias = config.Flag({"mlp_bias"}, false);
+  ssm::MambaDims mamba = ssm::ReadMamba2(config, c.hidden, ssm::MambaKeys::kHybrid);
+  mamba.out_proj_bias = config.Flag({"projectors_bias"}, false);
+  mamba.gated_norm = config.Flag({"mamba_rms_norm"}, false);
+  ssm::AttentionDims attn = ssm::ReadAttention(config, c.hidden);
+  attn.bias = config.Flag({"attention_bias"}, false);
+  if (!config.ok()) return;
+  Node mixer = ssm::Mamba2Mixer(At("mamba"), mamba);
+  // FalconH1Model registers its muP multipliers per projected channel as a buffer it does not save.
+  AddTensor(mixer, "mup_vector",
+            {1, 1, 2 * mamba.d_inner + 2 * mamba.n_groups * mamba.d_state + mamba.heads},
+            TensorRole::kBuffer)
+      .stored = false;
+  BlockTemplate block = NormedBlock(
+      "Falcon-H1 block", c.hidden, "input_layernorm", std::move(mixer), "pre_ff_layernorm",
+      NodeList(ssm::GatedMlp(At("feed_forward"), c.hidden, intermediate, act, "gate_proj",
+                             "up_proj", "down_proj", mlp_bias)));
+  block.nodes.insert(block.nodes.begin() + 2, ssm::HybridAttention(At("self_attn"), attn, "o_proj",
+                                                                   false, nullptr, nullptr));
+  g.blocks.push_back(std::move(block));
+  FinalNodes(g, "model.final_layernorm");
+}
+
 }  // namespace
 
 void RegisterHybrids(ArchRegistry& registry) {
@@ -294,6 +327,7 @@ void RegisterHybrids(ArchRegistry& registry) {
   registry.Add("bamba", BuildBamba);
   registry.Add("lfm2", BuildLfm2);
   registry.Add("granitemoehybrid", BuildGraniteMoeHybrid);
+  registry.Add("falcon_h1", BuildFalconH1);
 }
 
 }  // namespace hubwatch

@@ -24,27 +24,30 @@ int64_t PositiveOrAuto(ConfigReader& config, Keys keys, int64_t max, int64_t aut
 }
 
 // d_inner: a Mamba config's intermediate_size (which transformers' kwargs set over expand x
-// hidden), else expand x hidden; a hybrid's mamba_expand x hidden.
+// hidden), else expand x hidden; a hybrid's mamba_d_ssm (Falcon-H1), else mamba_expand x hidden.
 int64_t ReadInner(ConfigReader& config, int64_t hidden, MambaKeys keys) {
-  if (keys == MambaKeys::kMamba) {
-    if (std::optional<int64_t> inner = config.OptionalPositive({"intermediate_size"}, kMaxWidth)) {
-      return *inner;
-    }
+  const bool m = keys == MambaKeys::kMamba;
+  if (std::optional<int64_t> inner =
+          config.OptionalPositive({m ? "intermediate_size" : "mamba_d_ssm"}, kMaxWidth)) {
+    return *inner;
   }
-  const int64_t expand = config.Positive({"expand", "mamba_expand"}, kMaxExpand, 2,
+  const int64_t expand = config.Positive({m ? "expand" : "mamba_expand"}, kMaxExpand, 2,
                                          "expand absent: Mamba's default 2");
   const int64_t inner = expand * hidden;
   if (inner > kMaxWidth) config.Fail("expand x hidden_size (" + std::to_string(inner) + ") is too large");
   return inner;
 }
 
-void ReadCommon(ConfigReader& config, MambaDims& d, int64_t default_state) {
-  d.d_state = config.Positive({"state_size", "mamba_d_state"}, kMaxWidth, default_state,
+// Each value under one name only: a hybrid's attention has a head_dim of its own, so its
+// mixer's is read as mamba_d_head alone.
+void ReadCommon(ConfigReader& config, MambaKeys keys, MambaDims& d, int64_t default_state) {
+  const bool m = keys == MambaKeys::kMamba;
+  d.d_state = config.Positive({m ? "state_size" : "mamba_d_state"}, kMaxWidth, default_state,
                               "state_size absent: the architecture's default");
-  d.conv_kernel = config.Positive({"conv_kernel", "mamba_d_conv"}, kMaxConvKernel, 4,
+  d.conv_kernel = config.Positive({m ? "conv_kernel" : "mamba_d_conv"}, kMaxConvKernel, 4,
                                   "conv_kernel absent: default 4");
-  d.conv_bias = config.Flag({"use_conv_bias", "mamba_conv_bias"}, true);
-  d.proj_bias = config.Flag({"use_bias", "mamba_proj_bias"}, false);
+  d.conv_bias = config.Flag({m ? "use_conv_bias" : "mamba_conv_bias"}, true);
+  d.proj_bias = d.out_proj_bias = config.Flag({m ? "use_bias" : "mamba_proj_bias"}, false);
 }
 
 Node MixerNode(const std::string& module, int64_t hidden, const MixerShape& shape,
@@ -66,29 +69,31 @@ void AddConv(Node& n, const std::string& name, int64_t channels, int64_t kernel,
 }  // namespace
 
 MambaDims ReadMamba1(ConfigReader& config, int64_t hidden, MambaKeys keys) {
+  const bool m = keys == MambaKeys::kMamba;
   MambaDims d;
   d.hidden = hidden;
   d.d_inner = ReadInner(config, hidden, keys);
-  ReadCommon(config, d, 16);
-  d.dt_rank = PositiveOrAuto(config, {"time_step_rank", "mamba_dt_rank"}, kMaxWidth,
+  ReadCommon(config, keys, d, 16);
+  d.dt_rank = PositiveOrAuto(config, {m ? "time_step_rank" : "mamba_dt_rank"}, kMaxWidth,
                              (hidden + 15) / 16, (hidden + 15) / 16,
                              "time_step_rank absent: \"auto\", ceil(hidden_size / 16)");
   return d;
 }
 
 MambaDims ReadMamba2(ConfigReader& config, int64_t hidden, MambaKeys keys) {
+  const bool m = keys == MambaKeys::kMamba;
   MambaDims d;
   d.hidden = hidden;
   d.d_inner = ReadInner(config, hidden, keys);
-  ReadCommon(config, d, 128);
-  d.heads = config.Positive({"num_heads", "mamba_n_heads"}, kMaxHeads, 128,
+  ReadCommon(config, keys, d, 128);
+  d.heads = config.Positive({m ? "num_heads" : "mamba_n_heads"}, kMaxHeads, 128,
                             "num_heads absent: Mamba-2's default 128");
   // Absent: Mamba2Config's 64; the hybrids' "auto", the inner width over the heads.
   const int64_t per_head = d.d_inner / std::max<int64_t>(d.heads, 1);
-  d.head_dim = PositiveOrAuto(config, {"head_dim", "mamba_d_head"}, kMaxWidth, per_head,
-                              keys == MambaKeys::kMamba ? 64 : per_head,
+  d.head_dim = PositiveOrAuto(config, {m ? "head_dim" : "mamba_d_head"}, kMaxWidth, per_head,
+                              m ? 64 : per_head,
                               "head_dim absent: the architecture's default");
-  d.n_groups = config.Positive({"n_groups", "mamba_n_groups"}, kMaxHeads, 1,
+  d.n_groups = config.Positive({m ? "n_groups" : "mamba_n_groups"}, kMaxHeads, 1,
                                "n_groups absent: one group");
   if (d.heads * d.head_dim != d.d_inner) {
     config.Fail("Mamba-2 heads x head_dim (" + std::to_string(d.heads) + " x " +
@@ -115,7 +120,7 @@ Node Mamba1Mixer(const std::string& module, const MambaDims& d, bool bcdt_norms)
   AddLinear(n, "dt_proj", d.dt_rank, d.d_inner, true);
   AddTensor(n, "A_log", {d.d_inner, d.d_state});
   AddTensor(n, "D", {d.d_inner});
-  AddLinear(n, "out_proj", d.d_inner, d.hidden, d.proj_bias);
+  AddLinear(n, "out_proj", d.d_inner, d.hidden, d.out_proj_bias);
   if (bcdt_norms) {
     AddTensor(n, "dt_layernorm.weight", {d.dt_rank});
     AddTensor(n, "b_layernorm.weight", {d.d_state});
@@ -141,8 +146,8 @@ Node Mamba2Mixer(const std::string& module, const MambaDims& d) {
   AddTensor(n, "dt_bias", {d.heads});
   AddTensor(n, "A_log", {d.heads});
   AddTensor(n, "D", {d.heads});
-  AddTensor(n, "norm.weight", {d.d_inner});  // MambaRMSNormGated
-  AddLinear(n, "out_proj", d.d_inner, d.hidden, d.proj_bias);
+  if (d.gated_norm) AddTensor(n, "norm.weight", {d.d_inner});  // MambaRMSNormGated
+  AddLinear(n, "out_proj", d.d_inner, d.hidden, d.out_proj_bias);
   return n;
 }
 
@@ -226,11 +231,12 @@ AttentionDims ReadAttention(ConfigReader& config, int64_t hidden) {
 }
 
 Node GatedMlp(const std::string& module, int64_t hidden, int64_t intermediate,
-              const std::string& activation, const char* gate, const char* up, const char* down) {
+              const std::string& activation, const char* gate, const char* up, const char* down,
+              bool bias) {
   Node n = MlpNode(module, hidden, {intermediate, true, activation});
-  AddLinear(n, gate, hidden, intermediate, false);
-  AddLinear(n, up, hidden, intermediate, false);
-  AddLinear(n, down, intermediate, hidden, false);
+  AddLinear(n, gate, hidden, intermediate, bias);
+  AddLinear(n, up, hidden, intermediate, bias);
+  AddLinear(n, down, intermediate, hidden, bias);
   return n;
 }
 

@@ -25,13 +25,15 @@ struct MambaDims {
   int64_t head_dim = 0;  // mamba2: heads x head_dim = d_inner
   int64_t n_groups = 0;  // mamba2: groups sharing B and C
   bool conv_bias = true;
-  bool proj_bias = false;  // in_proj / out_proj
+  bool proj_bias = false;      // in_proj (and out_proj unless out_proj_bias says otherwise)
+  bool out_proj_bias = false;  // Falcon-H1: projectors_bias
+  bool gated_norm = true;      // mamba2: the gated RMSNorm before out_proj (Falcon-H1: optional)
 };
 
 // How a config names the mixer's widths: a Mamba config's own keys (state_size, conv_kernel,
 // time_step_rank, expand, num_heads ...; d_inner from intermediate_size) or a hybrid's
-// "mamba_"-prefixed ones (mamba_d_state, mamba_d_conv ...; d_inner = mamba_expand x hidden, as
-// the hybrid's intermediate_size is its MLP's).
+// "mamba_"-prefixed ones (mamba_d_state, mamba_d_conv ...; d_inner = mamba_d_ssm, else
+// mamba_expand x hidden, as the hybrid's intermediate_size is its MLP's).
 enum class MambaKeys { kMamba, kHybrid };
 
 MambaDims ReadMamba1(ConfigReader& config, int64_t hidden, MambaKeys keys);
@@ -70,6 +72,7 @@ Node HybridAttention(const std::string& module, const AttentionDims& d, const ch
 
 // A gated MLP act(gate(x)) * up(x) -> down under the given projection names.
 Node GatedMlp(const std::string& module, int64_t hidden, int64_t intermediate,
-              const std::string& activation, const char* gate, const char* up, const char* down);
+              const std::string& activation, const char* gate, const char* up, const char* down,
+              bool bias = false);
 
 }  // namespace hubwatch::ssm

@@ -291,6 +291,38 @@ TEST(Ssm, GraniteMoeHybridStructureOnly) {
   EXPECT_EQ(kv.state_bytes_per_sequence, 3.0 * (160 * 4 + 8 * 16 * 16) * 2);
 }
 
+// falcon_h1, structure only (no released config.json was found verbatim): a made-up two-layer
+// config with Falcon-H1's keys, counted by hand:
+//   embedding and untied head 2 x 128 x 64 = 16,384
+//   Mamba-2 (mamba_d_ssm 96, 6 heads of 16, state 8, 1 group, conv 4, gated norm): in_proj
+//     (96 + 112 + 6) x 64 = 13,696; conv1d 112 x 4 + 112 = 560; dt_bias, A_log, D 18; norm 96;
+//     out_proj 64 x 96 = 6,144
+//   attention (4 / 2 heads of 16) 12,288; MLP 3 x 64 x 96 = 18,432; norms 2 x 64
+//   2 x (20,514 + 12,288 + 18,432 + 128) + 16,384 + final norm 64 = 119,172
+TEST(Ssm, FalconH1StructureOnly) {
+  const nlohmann::json config = nlohmann::json::parse(R"({
+    "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "vocab_size": 128,
+    "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "mamba_d_ssm": 96,
+    "mamba_n_heads": 6, "mamba_d_head": 16, "mamba_d_state": 8, "mamba_n_groups": 1,
+    "mamba_d_conv": 4, "mamba_rms_norm": true, "projectors_bias": false,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
+  Result<ModelGraph> g = BuildModelGraph(config);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  Result<ParamCounts> c = CountParameters(*g);
+  ASSERT_TRUE(c.ok());
+  const StoredTensors t(*g);
+  EXPECT_EQ(c->total, 119172u);
+  EXPECT_EQ(c->buffers, 0u);  // mup_vector is not saved
+  EXPECT_EQ(t["model.layers.1.mamba.in_proj.weight"], (Shape{214, 64}));
+  EXPECT_EQ(t["model.layers.1.self_attn.k_proj.weight"], (Shape{32, 64}));
+  EXPECT_FALSE(t.Has("model.layers.1.mamba.mup_vector"));
+  const KvCache kv = ComputeKvCache(*g, 4096, 2);
+  EXPECT_EQ(kv.cached_attention_layers, 2);
+  EXPECT_EQ(kv.bytes_per_token, 2.0 * 2 * 16 * 2 * 2);
+  EXPECT_EQ(kv.state_bytes_per_sequence, 2.0 * (112 * 4 + 6 * 16 * 8) * 2);
+}
+
 // A state size of 10^9 fails with one line naming the key, before anything is allocated.
 TEST(Ssm, AHugeStateSizeFailsCleanly) {
   nlohmann::json config = nlohmann::json::parse(ConfigText("state-spaces/mamba-2.8b-hf"));
