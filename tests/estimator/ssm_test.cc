@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "estimator/architectures.h"
+#include "estimator/checkpoint.h"
+#include "estimator/checkpoint_graph.h"
 #include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
 #include "estimator/report.h"
@@ -255,6 +257,39 @@ TEST(Ssm, Qwen35MoeExactWithItsVisionTower) {
   // The ViT keeps no cache; 10 text layers cache K/V, 30 keep a delta-net state.
   EXPECT_EQ(e.kv.cached_attention_layers, 10);
   EXPECT_EQ(e.kv.state_layers, 30);
+}
+
+// Each truth model's checkpoint, written tensor by tensor from its graph, compares exactly (what
+// is stored beyond the parameters is the MTP block, nothing unexplained), and read back under a
+// model_type nobody models gives the same counts (Qwen3.5's Conv3d weight has five dimensions).
+TEST(Ssm, CheckpointsOfTheTruthModelsCompareExactly) {
+  const nlohmann::json truth = ReadJsonFixture("models/truth-ssm.json");
+  for (auto it = truth.begin(); it != truth.end(); ++it) {
+    if (it.key().front() == '_') continue;
+    SCOPED_TRACE(it.key());
+    const Estimate e = EstimateRepo(it.key());
+    const std::vector<SafetensorsHeader> headers = {testing::HeaderOf(e.graph)};
+    Result<CheckpointComparison> c = CompareWithCheckpoint(e.graph, e.params, headers);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->parameter_delta, 0);
+    EXPECT_TRUE(c->missing.empty());
+    EXPECT_TRUE(c->shape_mismatches.empty());
+    EXPECT_EQ(static_cast<uint64_t>(c->delta), e.params.extra_on_disk);
+
+    std::string text = ConfigText(it.key());
+    for (size_t at = text.find("Infinity"); at != std::string::npos; at = text.find("Infinity")) {
+      text.replace(at, 8, "null");  // Mamba-Codestral's time_step_limit; strict JSON here
+    }
+    nlohmann::json config = nlohmann::json::parse(text);
+    config["model_type"] = "not_modelled";
+    Result<ModelGraph> g = BuildGraphFromCheckpoint(headers, &config);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    Result<ParamCounts> counts = CountParameters(*g);
+    ASSERT_TRUE(counts.ok());
+    // The tensors alone cannot tell that the MTP block is not loaded.
+    EXPECT_EQ(counts->total, e.params.total + e.params.extra_on_disk);
+    EXPECT_EQ(counts->on_disk, e.params.on_disk);
+  }
 }
 
 // granitemoehybrid, structure only: no released config.json was found verbatim, so this is a
