@@ -58,7 +58,7 @@ void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
 void RegisterStateSpace(ArchRegistry& registry);  // mamba, falcon_mamba, mamba2
-void RegisterHybrids(ArchRegistry& registry);  // jamba, bamba, lfm2, granitemoehybrid, falcon_h1
-void RegisterQwen3Next(ArchRegistry& registry);  // qwen3_next, qwen3_5_moe(_text)
+void RegisterHybrids(ArchRegistry& registry);     // jamba, bamba, lfm2, granitemoehybrid, falcon_h1
+void RegisterQwen3Next(ArchRegistry& registry);   // qwen3_next, qwen3_5_moe(_text)
 
 }  // namespace hubwatch

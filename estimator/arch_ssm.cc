@@ -38,19 +38,20 @@ void BuildSsm(const SsmModel& m, ConfigReader& config, ModelGraph& g) {
   g.vocab = vocab;
   g.hidden = hidden;
   g.base_prefix = "backbone.";
-  g.tied = config.Flag({"tie_word_embeddings"}, m.tie_default,
-                       m.tie_default ? "tie_word_embeddings absent: tied (the architecture's default)"
-                                     : "tie_word_embeddings absent: untied (the default)");
-  Node mixer = m.mamba2 ? ssm::Mamba2Mixer("backbone.layers.{i}.mixer",
-                                           ssm::ReadMamba2(config, hidden, ssm::MambaKeys::kMamba))
-                        : ssm::Mamba1Mixer("backbone.layers.{i}.mixer",
-                                           ssm::ReadMamba1(config, hidden, ssm::MambaKeys::kMamba),
-                                           false);
+  g.tied =
+      config.Flag({"tie_word_embeddings"}, m.tie_default,
+                  m.tie_default ? "tie_word_embeddings absent: tied (the architecture's default)"
+                                : "tie_word_embeddings absent: untied (the default)");
+  Node mixer =
+      m.mamba2 ? ssm::Mamba2Mixer("backbone.layers.{i}.mixer",
+                                  ssm::ReadMamba2(config, hidden, ssm::MambaKeys::kMamba))
+               : ssm::Mamba1Mixer("backbone.layers.{i}.mixer",
+                                  ssm::ReadMamba1(config, hidden, ssm::MambaKeys::kMamba), false);
   g.embeddings.push_back(Embedding("backbone.embeddings", vocab, hidden, "token embedding"));
   BlockTemplate block;
   block.label = std::string(m.model_type) + " block";
-  block.nodes = NodeList(Norm("backbone.layers.{i}.norm", hidden, NormKind::kRms, false),
-                         std::move(mixer));
+  block.nodes =
+      NodeList(Norm("backbone.layers.{i}.norm", hidden, NormKind::kRms, false), std::move(mixer));
   g.blocks.push_back(std::move(block));
   UniformLayers(g, layers);
   g.final_nodes.push_back(Norm("backbone.norm_f", hidden, NormKind::kRms, false));

@@ -8,10 +8,9 @@
 // fixtures, so their tests check structure only.
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "estimator/arch_registry.h"
 #include "estimator/graph_builder.h"
@@ -120,12 +119,14 @@ Node JambaMoe(ConfigReader& config, int64_t hidden, int64_t intermediate,
 }
 
 void BuildJamba(ConfigReader& config, ModelGraph& g) {
-  const Common c = ReadCommon(config, g, "Jamba: Mamba layers with attention every "
-                                         "attn_layer_period-th layer, MoE every other", false);
+  const Common c = ReadCommon(config, g,
+                              "Jamba: Mamba layers with attention every "
+                              "attn_layer_period-th layer, MoE every other",
+                              false);
   const int64_t intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
   const std::string act = config.String({"hidden_act"}, "silu");
-  const int64_t experts = config.Positive({"num_experts"}, kMaxExperts, 16,
-                                          "num_experts absent: Jamba's default 16");
+  const int64_t experts =
+      config.Positive({"num_experts"}, kMaxExperts, 16, "num_experts absent: Jamba's default 16");
   const int64_t attn_period = config.Positive({"attn_layer_period"}, kMaxLayers, 8);
   const int64_t attn_offset = config.NonNegative({"attn_layer_offset"}, kMaxLayers, 4);
   const int64_t moe_period = config.Positive({"expert_layer_period"}, kMaxLayers, 2);
@@ -138,12 +139,12 @@ void BuildJamba(ConfigReader& config, ModelGraph& g) {
     const bool attention = i % attn_period == attn_offset;
     const bool moe = experts > 1 && i % moe_period == moe_offset;
     blocks.Use(i, attention * 2 + moe, [&] {
-      Node mixer = attention ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false,
-                                                    nullptr, nullptr)
-                             : ssm::Mamba1Mixer(At("mamba"), mamba, true);
+      Node mixer =
+          attention ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false, nullptr, nullptr)
+                    : ssm::Mamba1Mixer(At("mamba"), mamba, true);
       Node ffn = moe ? JambaMoe(config, c.hidden, intermediate, act, experts)
-                     : ssm::GatedMlp(At("feed_forward"), c.hidden, intermediate, act,
-                                     "gate_proj", "up_proj", "down_proj");
+                     : ssm::GatedMlp(At("feed_forward"), c.hidden, intermediate, act, "gate_proj",
+                                     "up_proj", "down_proj");
       return NormedBlock(std::string(attention ? "Jamba attention" : "Jamba Mamba") +
                              (moe ? " + MoE block" : " block"),
                          c.hidden, "input_layernorm", std::move(mixer), "pre_ff_layernorm",
@@ -177,15 +178,15 @@ bool LayerTypes(ConfigReader& config, std::vector<bool>& attention) {
     return true;
   }
   for (size_t i = 0; i < attention.size(); ++i) {
-    attention[i] = (*types)[i].is_string() && (*types)[i].get<std::string>().find("attention") !=
-                                                  std::string::npos;
+    attention[i] = (*types)[i].is_string() &&
+                   (*types)[i].get<std::string>().find("attention") != std::string::npos;
   }
   return true;
 }
 
 void BuildBamba(ConfigReader& config, ModelGraph& g) {
-  const Common c = ReadCommon(config, g, "Bamba: Mamba-2 layers with a few attention layers",
-                              false);
+  const Common c =
+      ReadCommon(config, g, "Bamba: Mamba-2 layers with a few attention layers", false);
   const int64_t intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
   const std::string act = config.String({"hidden_act"}, "silu");
   const ssm::MambaDims mamba = ssm::ReadMamba2(config, c.hidden, ssm::MambaKeys::kHybrid);
@@ -195,10 +196,10 @@ void BuildBamba(ConfigReader& config, ModelGraph& g) {
   if (!config.ok()) return;
   HybridBlocks(g).ForEachLayer(attention, [&](bool is_attention) {
     return NormedBlock(
-        is_attention ? "Bamba attention block" : "Bamba Mamba-2 block", c.hidden,
-        "input_layernorm",
-        is_attention ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false, nullptr, nullptr)
-                     : ssm::Mamba2Mixer(At("mamba"), mamba),
+        is_attention ? "Bamba attention block" : "Bamba Mamba-2 block", c.hidden, "input_layernorm",
+        is_attention
+            ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false, nullptr, nullptr)
+            : ssm::Mamba2Mixer(At("mamba"), mamba),
         "pre_ff_layernorm",
         NodeList(ssm::GatedMlp(At("feed_forward"), c.hidden, intermediate, act, "gate_proj",
                                "up_proj", "down_proj")));
@@ -226,8 +227,8 @@ int64_t Lfm2FfnWidth(ConfigReader& config) {
 }
 
 void BuildLfm2(ConfigReader& config, ModelGraph& g) {
-  const Common c = ReadCommon(config, g, "LFM2: gated short convolutions with a few GQA layers",
-                              true);
+  const Common c =
+      ReadCommon(config, g, "LFM2: gated short convolutions with a few GQA layers", true);
   const int64_t ff = Lfm2FfnWidth(config);
   const int64_t kernel = config.Positive({"conv_L_cache"}, 1024, 3, "conv_L_cache absent: 3");
   const bool conv_bias = config.Flag({"conv_bias"}, false);
@@ -238,10 +239,11 @@ void BuildLfm2(ConfigReader& config, ModelGraph& g) {
   HybridBlocks(g).ForEachLayer(attention, [&](bool is_attention) {
     return NormedBlock(
         is_attention ? "LFM2 attention block" : "LFM2 short-conv block", c.hidden, "operator_norm",
-        is_attention ? ssm::HybridAttention(At("self_attn"), attn, "out_proj", false,
-                                            "q_layernorm", "k_layernorm")
+        is_attention ? ssm::HybridAttention(At("self_attn"), attn, "out_proj", false, "q_layernorm",
+                                            "k_layernorm")
                      : ssm::ShortConv(At("conv"), c.hidden, kernel, conv_bias),
-        "ffn_norm", NodeList(ssm::GatedMlp(At("feed_forward"), c.hidden, ff, "silu", "w1", "w3", "w2")));
+        "ffn_norm",
+        NodeList(ssm::GatedMlp(At("feed_forward"), c.hidden, ff, "silu", "w1", "w3", "w2")));
   });
   // Lfm2Model applies embedding_norm after the last layer: the final norm, under that name.
   FinalNodes(g, "model.embedding_norm");
@@ -254,8 +256,10 @@ constexpr llama::LlamaFamily kGraniteMoe{.model_type = "granitemoehybrid",
 // post_attention_layernorm, block_sparse_moe (when num_local_experts > 0) and shared_mlp, both
 // reading the same norm output.
 void BuildGraniteMoeHybrid(ConfigReader& config, ModelGraph& g) {
-  const Common c = ReadCommon(config, g, "Granite-4.0-H: Mamba-2 layers with a few attention "
-                                         "layers, Granite-MoE experts beside a shared MLP", false);
+  const Common c = ReadCommon(config, g,
+                              "Granite-4.0-H: Mamba-2 layers with a few attention "
+                              "layers, Granite-MoE experts beside a shared MLP",
+                              false);
   llama::Dims d{};
   d.hidden = c.hidden;
   d.intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
@@ -281,8 +285,9 @@ void BuildGraniteMoeHybrid(ConfigReader& config, ModelGraph& g) {
     return NormedBlock(
         is_attention ? "Granite-4.0-H attention block" : "Granite-4.0-H Mamba-2 block", c.hidden,
         "input_layernorm",
-        is_attention ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false, nullptr, nullptr)
-                     : ssm::Mamba2Mixer(At("mamba"), mamba),
+        is_attention
+            ? ssm::HybridAttention(At("self_attn"), attn, "o_proj", false, nullptr, nullptr)
+            : ssm::Mamba2Mixer(At("mamba"), mamba),
         "post_attention_layernorm", std::move(ffn));
   });
   FinalNodes(g, "model.norm");
@@ -293,8 +298,10 @@ void BuildGraniteMoeHybrid(ConfigReader& config, ModelGraph& g) {
 // the same norm output in every layer, then pre_ff_layernorm and a Llama MLP. No released
 // config is among the fixtures: its tests check structure only.
 void BuildFalconH1(ConfigReader& config, ModelGraph& g) {
-  const Common c = ReadCommon(config, g, "Falcon-H1: Mamba-2 and attention side by side in every "
-                                         "layer", false);
+  const Common c = ReadCommon(config, g,
+                              "Falcon-H1: Mamba-2 and attention side by side in every "
+                              "layer",
+                              false);
   const int64_t intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
   const std::string act = config.String({"hidden_act"}, "silu");
   const bool mlp_bias = config.Flag({"mlp_bias"}, false);

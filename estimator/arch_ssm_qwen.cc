@@ -7,10 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "estimator/arch_registry.h"
 #include "estimator/graph_builder.h"
@@ -112,7 +111,8 @@ void BuildText(const TextLayout& layout, ConfigReader& config, ModelGraph& g) {
   g.tied = config.Flag({"tie_word_embeddings"}, false);
   UniformLayers(g, d.layers);
   std::vector<bool> attention(static_cast<size_t>(d.layers));
-  for (int64_t i = 0; i < d.layers; ++i) attention[static_cast<size_t>(i)] = (i + 1) % interval == 0;
+  for (int64_t i = 0; i < d.layers; ++i)
+    attention[static_cast<size_t>(i)] = (i + 1) % interval == 0;
   if (const nlohmann::json* types = config.Find({"layer_types"})) {
     if (!types->is_array() || types->size() != attention.size()) {
       config.Fail("layer_types must list one type per layer");
@@ -179,8 +179,11 @@ ModelGraph Vision(ConfigReader& v) {
   g.embeddings.push_back(Embedding(root + "pos_embed", positions, hidden, "position embedding"));
   g.embeddings.back().kind = NodeKind::kPositionEmbedding;
 
-  AttentionShape shape{.kind = AttentionKind::kMha, .heads = heads, .kv_heads = heads,
-                       .head_dim = hidden / heads, .v_head_dim = hidden / heads,
+  AttentionShape shape{.kind = AttentionKind::kMha,
+                       .heads = heads,
+                       .kv_heads = heads,
+                       .head_dim = hidden / heads,
+                       .v_head_dim = hidden / heads,
                        .caching = KvCaching::kNone};
   Node attn = AttentionNode(root + "blocks.{i}.attn", shape);
   attn.output_width = hidden;
@@ -191,9 +194,9 @@ ModelGraph Vision(ConfigReader& v) {
   AddLinear(mlp, "linear_fc2", inter, hidden, true);
   BlockTemplate block;
   block.label = "ViT block";
-  block.nodes = NodeList(Norm(root + "blocks.{i}.norm1", hidden, NormKind::kLayer, true),
-                         std::move(attn), Norm(root + "blocks.{i}.norm2", hidden, NormKind::kLayer, true),
-                         std::move(mlp));
+  block.nodes =
+      NodeList(Norm(root + "blocks.{i}.norm1", hidden, NormKind::kLayer, true), std::move(attn),
+               Norm(root + "blocks.{i}.norm2", hidden, NormKind::kLayer, true), std::move(mlp));
   g.blocks.push_back(std::move(block));
   UniformLayers(g, depth);
 

@@ -94,7 +94,15 @@ struct TensorSpec {
 // kMixer: a sequence mixer that is not softmax attention (a state-space model, linear attention,
 // a short convolution): it keeps a fixed state per sequence instead of a KV cache.
 enum class NodeKind {
-  kEmbedding, kPositionEmbedding, kNorm, kAttention, kMlp, kMoe, kHead, kOpaque, kMixer
+  kEmbedding,
+  kPositionEmbedding,
+  kNorm,
+  kAttention,
+  kMlp,
+  kMoe,
+  kHead,
+  kOpaque,
+  kMixer
 };
 enum class NormKind { kRms, kLayer, kLayerNoAffine };
 enum class AttentionKind { kMha, kGqa, kMqa, kMla };
@@ -128,10 +136,10 @@ enum class MixerKind {
 
 struct MixerShape {
   MixerKind kind = MixerKind::kMamba1;
-  int64_t d_inner = 0;        // channels the scan runs over (expand x hidden; GDN: value width)
-  int64_t d_state = 0;        // SSM state per channel (mamba1) or per head (mamba2); GDN: key head dim
-  int64_t n_groups = 0;       // mamba2: groups sharing B and C; GDN: key heads
-  int64_t heads = 0;          // mamba2 / GDN: (value) heads
+  int64_t d_inner = 0;   // channels the scan runs over (expand x hidden; GDN: value width)
+  int64_t d_state = 0;   // SSM state per channel (mamba1) or head (mamba2); GDN: key head dim
+  int64_t n_groups = 0;  // mamba2: groups sharing B and C; GDN: key heads
+  int64_t heads = 0;     // mamba2 / GDN: (value) heads
   int64_t conv_kernel = 0;    // causal depthwise conv width
   int64_t conv_channels = 0;  // channels the conv runs over
   // Elements one sequence keeps between decoding steps, whatever its length: the last

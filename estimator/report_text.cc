@@ -84,7 +84,8 @@ Section KvCacheSection(const Estimate& e) {
     s.items.push_back(
         std::to_string(kv.state_layers) + " of " + std::to_string(kv.layer_bytes_per_token.size()) +
         " layers are state-space / linear-attention mixers: the KV cache becomes a fixed state per "
-        "sequence: " + Number(kv.state_bytes_per_sequence / 1048576, 1) +
+        "sequence: " +
+        Number(kv.state_bytes_per_sequence / 1048576, 1) +
         " MiB (conv + recurrent state, included "
         "above; it does not grow with the context)");
   }

@@ -34,7 +34,8 @@ int64_t ReadInner(ConfigReader& config, int64_t hidden, MambaKeys keys) {
   const int64_t expand = config.Positive({m ? "expand" : "mamba_expand"}, kMaxExpand, 2,
                                          "expand absent: Mamba's default 2");
   const int64_t inner = expand * hidden;
-  if (inner > kMaxWidth) config.Fail("expand x hidden_size (" + std::to_string(inner) + ") is too large");
+  if (inner > kMaxWidth)
+    config.Fail("expand x hidden_size (" + std::to_string(inner) + ") is too large");
   return inner;
 }
 
@@ -48,6 +49,22 @@ void ReadCommon(ConfigReader& config, MambaKeys keys, MambaDims& d, int64_t defa
                                   "conv_kernel absent: default 4");
   d.conv_bias = config.Flag({m ? "use_conv_bias" : "mamba_conv_bias"}, true);
   d.proj_bias = d.out_proj_bias = config.Flag({m ? "use_bias" : "mamba_proj_bias"}, false);
+}
+
+// A mixer's shape; the state it keeps is the conv's last `kernel` inputs over `conv_channels`
+// (as transformers' caches hold them) plus `recurrent` elements of SSM / delta-net state.
+MixerShape Shape(MixerKind kind, int64_t d_inner, int64_t d_state, int64_t n_groups, int64_t heads,
+                 int64_t kernel, int64_t conv_channels, int64_t recurrent) {
+  MixerShape s;
+  s.kind = kind;
+  s.d_inner = d_inner;
+  s.d_state = d_state;
+  s.n_groups = n_groups;
+  s.heads = heads;
+  s.conv_kernel = kernel;
+  s.conv_channels = conv_channels;
+  s.state_elements = conv_channels * kernel + recurrent;
+  return s;
 }
 
 Node MixerNode(const std::string& module, int64_t hidden, const MixerShape& shape,
@@ -91,8 +108,7 @@ MambaDims ReadMamba2(ConfigReader& config, int64_t hidden, MambaKeys keys) {
   // Absent: Mamba2Config's 64; the hybrids' "auto", the inner width over the heads.
   const int64_t per_head = d.d_inner / std::max<int64_t>(d.heads, 1);
   d.head_dim = PositiveOrAuto(config, {m ? "head_dim" : "mamba_d_head"}, kMaxWidth, per_head,
-                              m ? 64 : per_head,
-                              "head_dim absent: the architecture's default");
+                              m ? 64 : per_head, "head_dim absent: the architecture's default");
   d.n_groups = config.Positive({m ? "n_groups" : "mamba_n_groups"}, kMaxHeads, 1,
                                "n_groups absent: one group");
   if (d.heads * d.head_dim != d.d_inner) {
@@ -107,9 +123,8 @@ MambaDims ReadMamba2(ConfigReader& config, int64_t hidden, MambaKeys keys) {
 }
 
 Node Mamba1Mixer(const std::string& module, const MambaDims& d, bool bcdt_norms) {
-  const MixerShape s{.kind = MixerKind::kMamba1, .d_inner = d.d_inner, .d_state = d.d_state,
-                     .conv_kernel = d.conv_kernel, .conv_channels = d.d_inner,
-                     .state_elements = d.d_inner * (d.conv_kernel + d.d_state)};
+  const MixerShape s = Shape(MixerKind::kMamba1, d.d_inner, d.d_state, 0, 0, d.conv_kernel,
+                             d.d_inner, d.d_inner * d.d_state);
   Node n = MixerNode(module, d.hidden, s,
                      "Mamba selective scan: inner " + std::to_string(d.d_inner) + ", state " +
                          std::to_string(d.d_state) + ", conv " + std::to_string(d.conv_kernel) +
@@ -131,11 +146,8 @@ Node Mamba1Mixer(const std::string& module, const MambaDims& d, bool bcdt_norms)
 
 Node Mamba2Mixer(const std::string& module, const MambaDims& d) {
   const int64_t conv_dim = d.d_inner + 2 * d.n_groups * d.d_state;  // x, B, C
-  const MixerShape s{
-      .kind = MixerKind::kMamba2, .d_inner = d.d_inner, .d_state = d.d_state,
-      .n_groups = d.n_groups, .heads = d.heads, .conv_kernel = d.conv_kernel,
-      .conv_channels = conv_dim,
-      .state_elements = conv_dim * d.conv_kernel + d.heads * d.head_dim * d.d_state};
+  const MixerShape s = Shape(MixerKind::kMamba2, d.d_inner, d.d_state, d.n_groups, d.heads,
+                             d.conv_kernel, conv_dim, d.heads * d.head_dim * d.d_state);
   Node n = MixerNode(module, d.hidden, s,
                      "Mamba-2 SSD: " + std::to_string(d.heads) + " heads of " +
                          std::to_string(d.head_dim) + ", state " + std::to_string(d.d_state) +
@@ -156,11 +168,9 @@ Node GatedDeltaNet(const std::string& module, const DeltaNetDims& d) {
   const int64_t values = d.value_heads * d.value_dim;
   const int64_t conv_dim = 2 * keys + values;  // q, k, v
   // The state: the conv's last inputs and a key x value matrix per value head.
-  const MixerShape s{
-      .kind = MixerKind::kGatedDeltaNet, .d_inner = values, .d_state = d.key_dim,
-      .n_groups = d.key_heads, .heads = d.value_heads, .conv_kernel = d.conv_kernel,
-      .conv_channels = conv_dim,
-      .state_elements = conv_dim * d.conv_kernel + d.value_heads * d.key_dim * d.value_dim};
+  const MixerShape s =
+      Shape(MixerKind::kGatedDeltaNet, values, d.key_dim, d.key_heads, d.value_heads, d.conv_kernel,
+            conv_dim, d.value_heads * d.key_dim * d.value_dim);
   Node n = MixerNode(module, d.hidden, s,
                      "Gated DeltaNet (linear attention): " + std::to_string(d.key_heads) +
                          " key heads of " + std::to_string(d.key_dim) + ", " +
@@ -184,10 +194,9 @@ Node GatedDeltaNet(const std::string& module, const DeltaNetDims& d) {
 }
 
 Node ShortConv(const std::string& module, int64_t hidden, int64_t kernel, bool bias) {
-  const MixerShape s{.kind = MixerKind::kShortConv, .d_inner = hidden, .conv_kernel = kernel,
-                     .conv_channels = hidden, .state_elements = hidden * kernel};
-  Node n = MixerNode(module, hidden, s,
-                     "gated short convolution, kernel " + std::to_string(kernel));
+  const MixerShape s = Shape(MixerKind::kShortConv, hidden, 0, 0, 0, kernel, hidden, 0);
+  Node n =
+      MixerNode(module, hidden, s, "gated short convolution, kernel " + std::to_string(kernel));
   AddLinear(n, "in_proj", hidden, 3 * hidden, bias);  // B, C, x
   AddConv(n, "conv", hidden, kernel, bias);
   AddLinear(n, "out_proj", hidden, hidden, bias);

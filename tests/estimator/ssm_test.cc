@@ -66,7 +66,6 @@ class StoredTensors {
   std::map<std::string, Shape> shapes_;
 };
 
-
 void ExpectTotal(const Estimate& e, const std::string& repo) {
   const nlohmann::json truth = Truth(repo);
   EXPECT_EQ(e.params.total, truth.at("params").get<uint64_t>()) << repo;
@@ -189,8 +188,7 @@ TEST(Ssm, JambaLayersFollowTheirPeriods) {
   EXPECT_EQ(t["model.layers.0.mamba.dt_layernorm.weight"], (Shape{256}));
   EXPECT_EQ(t["model.layers.0.mamba.x_proj.weight"], (Shape{256 + 32, 8192}));
   EXPECT_EQ(t["model.layers.1.feed_forward.router.weight"], (Shape{16, 4096}));
-  EXPECT_EQ(t["model.layers.1.feed_forward.experts.0.down_proj.weight"],
-            (Shape{4096, 14336}));
+  EXPECT_EQ(t["model.layers.1.feed_forward.experts.0.down_proj.weight"], (Shape{4096, 14336}));
   EXPECT_EQ(t["model.final_layernorm.weight"], (Shape{4096}));
   // Active: 16 MoE layers use 2 of 16 experts.
   EXPECT_EQ(e.params.total - e.params.active, 16ull * 14 * 3 * 4096 * 14336);
@@ -248,8 +246,7 @@ TEST(Ssm, Qwen35MoeExactWithItsVisionTower) {
   EXPECT_EQ(t["model.visual.patch_embed.proj.weight"], (Shape{1152, 3, 2, 16, 16}));
   EXPECT_EQ(t["model.visual.blocks.26.attn.qkv.weight"], (Shape{3456, 1152}));
   EXPECT_EQ(t["model.visual.merger.linear_fc1.weight"], (Shape{4608, 4608}));
-  EXPECT_EQ(t["model.language_model.layers.0.linear_attn.in_proj_qkv.weight"],
-            (Shape{8192, 2048}));
+  EXPECT_EQ(t["model.language_model.layers.0.linear_attn.in_proj_qkv.weight"], (Shape{8192, 2048}));
   EXPECT_EQ(t["model.language_model.layers.0.linear_attn.in_proj_a.weight"], (Shape{32, 2048}));
   EXPECT_EQ(t["model.language_model.layers.3.self_attn.q_proj.weight"], (Shape{8192, 2048}));
   EXPECT_EQ(t["lm_head.weight"], (Shape{248320, 2048}));
@@ -317,8 +314,7 @@ TEST(Ssm, GraniteMoeHybridStructureOnly) {
   const StoredTensors t(*g);
   EXPECT_EQ(c->total, 249704u);
   EXPECT_EQ(t["model.layers.0.mamba.in_proj.weight"], (Shape{296, 64}));
-  EXPECT_EQ(t["model.layers.0.block_sparse_moe.input_linear.weight"],
-            (Shape{4, 64, 64}));
+  EXPECT_EQ(t["model.layers.0.block_sparse_moe.input_linear.weight"], (Shape{4, 64, 64}));
   EXPECT_EQ(t["model.layers.0.shared_mlp.input_linear.weight"], (Shape{96, 64}));
   EXPECT_EQ(t["model.norm.weight"], (Shape{64}));
   const KvCache kv = ComputeKvCache(*g, 4096, 2);
