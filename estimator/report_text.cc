@@ -81,13 +81,17 @@ Section KvCacheSection(const Estimate& e) {
   }
   s.items.push_back(seq);
   if (kv.state_layers) {
-    s.items.push_back(
-        std::to_string(kv.state_layers) + " of " + std::to_string(kv.layer_bytes_per_token.size()) +
-        " layers are state-space / linear-attention mixers: the KV cache becomes a fixed state per "
-        "sequence: " +
-        Number(kv.state_bytes_per_sequence / 1048576, 1) +
-        " MiB (conv + recurrent state, included "
-        "above; it does not grow with the context)");
+    // A pure SSM keeps no K/V at all; a hybrid's attention layers still do.
+    const std::string mixers = std::to_string(kv.state_layers) + " of " +
+                               std::to_string(kv.layer_bytes_per_token.size()) +
+                               " layers run a state-space / linear-attention mixer";
+    s.items.push_back(mixers +
+                      (kv.cached_attention_layers ? ", whose cache is a fixed state per sequence: "
+                                                  : ": the KV cache becomes a fixed state per "
+                                                    "sequence: ") +
+                      Number(kv.state_bytes_per_sequence / 1048576, 1) +
+                      " MiB (conv + recurrent state, included above; it does not grow with the "
+                      "context)");
   }
   return s;
 }
