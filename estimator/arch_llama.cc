@@ -2,8 +2,10 @@
 // MLP or a mixture of experts, norms around both (or one norm before both, in parallel). Covers
 // llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, olmo,
 // olmo2, olmoe, starcoder2, granite, granitemoe, smollm3, ernie4_5, cohere and cohere2, which
-// differ only in the switches of their LlamaFamily row (llama_family.h) in kFamilies below. The
-// mixture-of-experts nodes are built in arch_llama_moe.cc (llama_moe.h).
+// differ only in the switches of their LlamaFamily row (llama_family.h) in kFamilies below.
+// BuildFamily also builds the rows of arch_llama_more.cc (glm, glm4, glm4_moe, exaone4, olmo3,
+// hunyuan_v1_dense, phimoe, ernie4_5_moe, gpt_oss). The mixture-of-experts nodes are built in
+// arch_llama_moe.cc (llama_moe.h), the sliding-window layers in arch_llama_sliding.cc.
 
 #include <nlohmann/json.hpp>
 
@@ -141,9 +143,9 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
   shape.kv_heads = d.kv_heads;
   shape.head_dim = shape.v_head_dim = d.head_dim;
   QkNorm qk_norm = f.qk_norm;
-  if (qk_norm == QkNorm::kPerHeadWhenUseQkNorm && !config.Flag({"use_qk_norm"}, false)) {
-    qk_norm = QkNorm::kNone;
-  }
+  const bool needs_flag =
+      qk_norm == QkNorm::kPerHeadWhenUseQkNorm || qk_norm == QkNorm::kPerHeadWhenFlag;
+  if (needs_flag && !config.Flag({"use_qk_norm"}, false)) qk_norm = QkNorm::kNone;
   if (qk_norm != QkNorm::kNone) shape.qk_norm_width = (d.heads + d.kv_heads) * d.head_dim;
   shape.logit_softcap = config.Has({"attn_logit_softcapping"});
   Node n = AttentionNode("model.layers.{i}.self_attn", shape);
@@ -156,6 +158,7 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
     case QkNorm::kNone:
       break;
     case QkNorm::kPerHead:
+    case QkNorm::kPerHeadWhenFlag:
       AddTensor(n, "q_norm.weight", {d.head_dim});
       AddTensor(n, "k_norm.weight", {d.head_dim});
       break;
@@ -167,7 +170,12 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
       AddTensor(n, "q_norm.weight", {d.heads, d.head_dim});
       AddTensor(n, "k_norm.weight", {d.kv_heads, d.head_dim});
       break;
+    case QkNorm::kQueryKeyLayernorm:
+      AddTensor(n, "query_layernorm.weight", {d.head_dim});
+      AddTensor(n, "key_layernorm.weight", {d.head_dim});
+      break;
   }
+  if (f.attention_sinks) AddTensor(n, "sinks", {d.heads});
   // Conversions from the original Llama weights stored the rotary frequencies; most don't.
   TensorSpec& inv_freq = AddTensor(n, "rotary_emb.inv_freq", {d.head_dim / 2}, TensorRole::kBuffer);
   inv_freq.stored = false;
@@ -177,7 +185,10 @@ Node AttentionFor(const LlamaFamily& f, ConfigReader& config, const Dims& d) {
 Node DenseMlp(const LlamaFamily& f, const Dims& d, const std::string& module,
               int64_t intermediate) {
   Node n = MlpNode(module, d.hidden, {intermediate, f.gated, d.activation});
-  if (f.gated) {
+  if (f.fused_gate_up) {
+    AddLinear(n, "gate_up_proj", d.hidden, 2 * intermediate, d.mlp_bias);
+    AddLinear(n, "down_proj", intermediate, d.hidden, d.mlp_bias);
+  } else if (f.gated) {
     AddLinear(n, "gate_proj", d.hidden, intermediate, d.mlp_bias);
     AddLinear(n, "up_proj", d.hidden, intermediate, d.mlp_bias);
     AddLinear(n, "down_proj", intermediate, d.hidden, d.mlp_bias);
@@ -212,62 +223,16 @@ BlockTemplate Block(const LlamaFamily& f, const Dims& d, Node attention, Node ml
       mlp.saves_input = false;  // reads the same norm output as attention
       b.nodes = NodeList(norm("input_layernorm"), std::move(attention), std::move(mlp));
       break;
+    case NormLayout::kGlm4:
+      b.nodes =
+          NodeList(norm("input_layernorm"), std::move(attention), norm("post_self_attn_layernorm"),
+                   norm("post_attention_layernorm"), std::move(mlp), norm("post_mlp_layernorm"));
+      break;
   }
   return b;
 }
 
-// Sliding::kNoRope: whether layer i has no RoPE, from no_rope_layers (1: RoPE, 0: NoPE) or,
-// without it, every no_rope_layer_interval-th layer (SmolLM3Config's default).
-bool NoRopeLayer(ConfigReader& config, const std::vector<int64_t>& no_rope_layers, int64_t i) {
-  if (!no_rope_layers.empty()) {
-    return static_cast<size_t>(i) < no_rope_layers.size() &&
-           no_rope_layers[static_cast<size_t>(i)] == 0;
-  }
-  return (i + 1) % config.Positive({"no_rope_layer_interval"}, kMaxLayers, 4) == 0;
-}
-
-void ApplySliding(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
-  std::optional<int64_t> window = config.OptionalPositive({"sliding_window"}, kMaxPositions);
-  if (!window && f.sliding_window_default > 0 && !config.json().contains("sliding_window")) {
-    window = f.sliding_window_default;
-    config.Note("sliding_window absent: the architecture's default " +
-                std::to_string(f.sliding_window_default));
-  }
-  // SmolLM3 slides only with use_sliding_window, whatever layer_types says.
-  if (f.sliding == Sliding::kNoRope && !config.Flag({"use_sliding_window"}, false)) return;
-  if (ApplyLayerTypes(config, g, window.value_or(0))) return;
-  if (!window) return;
-  const int64_t layers = static_cast<int64_t>(g.layers.size());
-  const std::vector<int64_t> no_rope_layers =
-      f.sliding == Sliding::kNoRope ? config.IntList({"no_rope_layers"}) : std::vector<int64_t>{};
-  for (int64_t i = 0; i < layers; ++i) {
-    bool sliding = false;
-    switch (f.sliding) {
-      case Sliding::kNone:
-        break;
-      case Sliding::kAllLayers:
-        sliding = true;
-        break;
-      case Sliding::kQwen:
-        sliding = config.Flag({"use_sliding_window"}, false) &&
-                  i >= config.NonNegative({"max_window_layers"}, kMaxLayers, 28);
-        break;
-      case Sliding::kAlternate:
-        sliding = i % 2 == 0;
-        break;
-      case Sliding::kPattern: {
-        const int64_t pattern =
-            config.Positive({"sliding_window_pattern"}, kMaxLayers, f.sliding_pattern_default);
-        sliding = (i + 1) % pattern != 0;
-        break;
-      }
-      case Sliding::kNoRope:
-        sliding = NoRopeLayer(config, no_rope_layers, i);
-        break;
-    }
-    g.layers[static_cast<size_t>(i)].window = sliding ? *window : 0;
-  }
-}
+}  // namespace
 
 void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
   Dims d{};
@@ -294,6 +259,9 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
     case BiasRule::kAttentionOnly:
       d.qkv_bias = d.o_bias = config.Flag({"attention_bias"}, false);
       break;
+    case BiasRule::kQkvByAttentionBias:
+      d.qkv_bias = config.Flag({"attention_bias"}, false);
+      break;
   }
   g.family = f.family;
   g.vocab = d.vocab;
@@ -313,24 +281,22 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
   } else {
     Node moe = MoeFor(f, config, d);
     g.blocks.push_back(Block(f, d, attention, std::move(moe)));
-    if (f.moe == Moe::kQwen2Moe || f.moe == Moe::kQwen3Moe) {
-      const std::vector<bool> sparse = QwenSparseLayers(config, d.layers);
-      for (size_t i = 0; i < sparse.size(); ++i) {
-        if (sparse[i]) continue;
-        if (g.blocks.size() == 1) {
-          g.blocks.push_back(
-              Block(f, d, attention, DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate)));
-        }
-        g.layers[i].block = 1;
+    const std::vector<bool> sparse = SparseLayers(f, config, d.layers);
+    for (size_t i = 0; i < sparse.size(); ++i) {
+      if (sparse[i]) continue;
+      if (g.blocks.size() == 1) {
+        g.blocks.push_back(
+            Block(f, d, attention, DenseMlp(f, d, "model.layers.{i}.mlp", d.intermediate)));
       }
+      g.layers[i].block = 1;
     }
   }
   ApplySliding(f, config, g);
   g.final_nodes.push_back(Norm("model.norm", d.hidden, f.norm_kind, f.norm_bias));
-  g.final_nodes.push_back(Head("lm_head", d.vocab, d.hidden, g.tied, false, false));
+  const bool head_bias = f.head_bias_flag && config.Flag({"lm_head_bias"}, false);
+  g.final_nodes.push_back(Head("lm_head", d.vocab, d.hidden, g.tied, head_bias, false));
 }
 
-}  // namespace
 }  // namespace llama
 
 void RegisterLlamaFamily(ArchRegistry& registry) {

@@ -50,6 +50,8 @@ class ArchRegistry {
 };
 
 void RegisterLlamaFamily(ArchRegistry& registry);
+// glm, glm4, glm4_moe, exaone4, olmo3, hunyuan_v1_dense, phimoe, ernie4_5_moe, gpt_oss
+void RegisterLlamaFamilyMore(ArchRegistry& registry);
 void RegisterGptFamily(ArchRegistry& registry);  // gpt2, gpt_neox, phi, phi-msft, phi3
 void RegisterFalcon(ArchRegistry& registry);
 void RegisterDeepseek(ArchRegistry& registry);
@@ -57,6 +59,18 @@ void RegisterDeepseek(ArchRegistry& registry);
 void RegisterEncoders(ArchRegistry& registry);
 // opt, bloom, gptj, gpt_bigcode, mpt, stablelm
 void RegisterClassicDecoders(ArchRegistry& registry);
+// t5, mt5, bart, marian, whisper (encoder-decoders)
+void RegisterSeq2Seq(ArchRegistry& registry);
+// Image towers: clip_vision_model, clip_text_model, siglip_vision_model, siglip_text_model,
+// idefics3_vision, smolvlm_vision, vit, dinov2, pixtral; dual encoders clip, siglip
+void RegisterVisionTowers(ArchRegistry& registry);
+// llava, paligemma, mistral3, gemma3, idefics3, smolvlm
+void RegisterMultimodal(ArchRegistry& registry);
+void RegisterQwenVl(ArchRegistry& registry);  // qwen2_vl, qwen2_5_vl
+void RegisterLlama4(ArchRegistry& registry);        // llama4, llama4_text
+void RegisterLlama4Vision(ArchRegistry& registry);  // llama4_vision_model
+void RegisterMllama(ArchRegistry& registry);        // mllama, mllama_text_model
+void RegisterMllamaVision(ArchRegistry& registry);  // mllama_vision_model
 void RegisterStateSpace(ArchRegistry& registry);  // mamba, falcon_mamba, mamba2
 void RegisterHybrids(ArchRegistry& registry);     // jamba, bamba, lfm2, granitemoehybrid, falcon_h1
 void RegisterQwen3Next(ArchRegistry& registry);   // qwen3_next, qwen3_5_moe(_text)

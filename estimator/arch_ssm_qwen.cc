@@ -15,6 +15,7 @@
 #include "estimator/graph_builder.h"
 #include "estimator/llama_moe.h"
 #include "estimator/ssm_parts.h"
+#include "estimator/vl_composite.h"
 
 namespace hubwatch {
 namespace {
@@ -120,7 +121,7 @@ void BuildText(const TextLayout& layout, ConfigReader& config, ModelGraph& g) {
       for (size_t i = 0; i < attention.size(); ++i) attention[i] = (*types)[i] == "full_attention";
     }
   }
-  const std::vector<bool> sparse = llama::QwenSparseLayers(config, d.layers);
+  const std::vector<bool> sparse = llama::SparseLayers(kQwenMoe, config, d.layers);
   // Only dense layers (mlp_only_layers) read it; Qwen3.5's text_config has none and no width.
   if (std::find(sparse.begin(), sparse.end(), false) != sparse.end()) {
     d.intermediate = config.Positive({"intermediate_size"}, kMaxWidth);
@@ -179,14 +180,7 @@ ModelGraph Vision(ConfigReader& v) {
   g.embeddings.push_back(Embedding(root + "pos_embed", positions, hidden, "position embedding"));
   g.embeddings.back().kind = NodeKind::kPositionEmbedding;
 
-  AttentionShape shape{.kind = AttentionKind::kMha,
-                       .heads = heads,
-                       .kv_heads = heads,
-                       .head_dim = hidden / heads,
-                       .v_head_dim = hidden / heads,
-                       .caching = KvCaching::kNone};
-  Node attn = AttentionNode(root + "blocks.{i}.attn", shape);
-  attn.output_width = hidden;
+  Node attn = multimodal::VisionAttention(root + "blocks.{i}.attn", hidden, heads, hidden / heads);
   AddLinear(attn, "qkv", hidden, 3 * hidden, true);
   AddLinear(attn, "proj", hidden, hidden, true);
   Node mlp = MlpNode(root + "blocks.{i}.mlp", hidden, {inter, false, act});
@@ -214,19 +208,11 @@ ModelGraph Vision(ConfigReader& v) {
 template <class Build>
 ModelGraph Part(ConfigReader& config, const char* key, Build&& build) {
   ModelGraph part;
-  const nlohmann::json* json = config.Find({key});
-  if (!json || !json->is_object()) {
-    config.Fail(std::string(key) + " must be an object");
-    return part;
-  }
+  const nlohmann::json* json = multimodal::SubConfig(config, key);
+  if (!json) return part;
   ConfigReader reader(*json, config.depth() + 1);
   build(reader, part);
-  if (!reader.ok()) {
-    std::string_view message = reader.error().message;
-    if (message.starts_with("config.json: ")) message.remove_prefix(13);
-    config.Fail(std::string(key) + ": " + std::string(message));
-  }
-  for (std::string& note : reader.TakeNotes()) config.Note(std::string(key) + ": " + note);
+  multimodal::Forward(reader, config, key);
   return part;
 }
 

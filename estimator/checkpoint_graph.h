@@ -27,9 +27,9 @@
 
 namespace hubwatch {
 
-// A checkpoint larger than this many tensors is refused: no released model comes near it
-// (DeepSeek-V3: ~92,000 with its experts), and each one costs a few hundred bytes here.
-inline constexpr size_t kMaxCheckpointTensors = 1'000'000;
+// A checkpoint of more tensors than this, all shards together, is refused: no released model
+// comes near it (DeepSeek-V3: ~92,000 with its experts), and each costs a few hundred bytes here.
+inline constexpr size_t kMaxCheckpointTensors = kMaxSafetensorsTensors;
 
 // `config` may be null (no config.json) or any JSON object; its generic keys are read when
 // they are valid and ignored with a note when they are not. Errors: no tensors, a tensor stored

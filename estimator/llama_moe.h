@@ -1,9 +1,8 @@
 #pragma once
 
 // The mixture-of-experts half of the Llama-style decoder family (arch_llama_moe.cc): the sparse
-// MLP node of a family whose LlamaFamily::moe is not kNone, and which layers of a qwen2_moe or
-// qwen3_moe model carry it. Internal to the estimator: used by arch_llama.cc. Problems are
-// reported through config.Fail / config.Note.
+// MLP node of a family whose LlamaFamily::moe is not kNone, and which layers carry it. Internal to
+// the estimator: used by arch_llama.cc. Problems are reported through config.Fail / config.Note.
 
 #include <cstdint>
 #include <vector>
@@ -18,8 +17,10 @@ namespace hubwatch::llama {
 // module names of its checkpoints, expert counts and widths from config (or f's defaults).
 Node MoeFor(const LlamaFamily& f, ConfigReader& config, const Dims& d);
 
-// Which layers of a qwen2_moe or qwen3_moe model are sparse: not listed in mlp_only_layers and
-// every decoder_sparse_step-th.
-std::vector<bool> QwenSparseLayers(ConfigReader& config, int64_t layers);
+// Which layers carry the MoE node (true) rather than a dense MLP of intermediate_size: qwen2_moe
+// and qwen3_moe every decoder_sparse_step-th layer not in mlp_only_layers, glm4_moe those from
+// first_k_dense_replace on, ernie4_5_moe every moe_layer_interval-th from moe_layer_start_index
+// to moe_layer_end_index; every layer for the other families.
+std::vector<bool> SparseLayers(const LlamaFamily& f, ConfigReader& config, int64_t layers);
 
 }  // namespace hubwatch::llama

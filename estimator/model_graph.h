@@ -35,8 +35,8 @@ enum class TensorRole {
   kExtraOnDisk,  // stored in the checkpoint but not loaded (MTP layers, quantization scales)
 };
 
-// A tensor shape of up to five dimensions (a Conv3d patch embedding's weight), held inline: a
-// graph holds many, and allocating each would dominate building it. Plain value type.
+// A tensor shape of up to five dimensions (a Conv3d weight: Qwen2-VL's patch embedding), held
+// inline: a graph holds many, and allocating each would dominate building it. Plain value type.
 class TensorShape {
  public:
   static constexpr size_t kMaxRank = 5;

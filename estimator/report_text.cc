@@ -50,6 +50,10 @@ Section Parameters(const Estimate& e) {
     t.rows.push_back({std::string("  ") + name, G(v)});
   }
   if (p.mixer) t.rows.push_back({"  sequence mixers (SSM, conv)", G(p.mixer)});
+  if (p.other) t.rows.push_back({"  other (modules from the checkpoint)", G(p.other)});
+  for (size_t i = 0; i < e.graph.sections.size() && i < p.by_section.size(); ++i) {
+    t.rows.push_back({"  part: " + e.graph.sections[i].name, G(p.by_section[i])});
+  }
   if (p.active != p.total) t.rows.push_back({"active per token (MoE)", G(p.active)});
   t.rows.push_back({"tensor elements on disk", G(p.on_disk)});
   if (p.buffers) t.rows.push_back({"  of which buffers", G(p.buffers)});
@@ -68,6 +72,12 @@ Section Parameters(const Estimate& e) {
 Section KvCacheSection(const Estimate& e) {
   Section s{"KV cache", {}};
   const KvCache& kv = e.kv;
+  if (!e.graph.decodes) {
+    s.items.push_back(std::string(
+        "none: it reads its whole input in one forward pass and generates nothing; serving "
+        "holds that pass's activations per sequence (Memory)"));
+    return s;
+  }
   std::string what = kv.latent ? "MLA latent (kv_lora_rank + rope) per layer" : "K and V per layer";
   s.items.push_back(G(static_cast<uint64_t>(kv.bytes_per_token)) +
                     " bytes per token over all layers at " + Number(kv.bytes_per_element) +

@@ -10,6 +10,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/page_reply.h"
+#include "daemon/api/plan_body.h"
 #include "daemon/api/query_params.h"
 #include "daemon/page/href.h"
 #include "daemon/page/model_page.h"
@@ -79,10 +80,10 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
     return respond(FormPage(request, 400, form, nullptr, base_url));
   }
   if (form.config.find_first_not_of(" \t\r\n") == std::string::npos) {
-    form.error = "paste a config.json first";
+    form.error = "paste a config.json or a safetensors header first";
     return respond(FormPage(request, 400, form, nullptr, base_url));
   }
-  Result<Estimate> estimate = EstimateModelFromText(form.config, *input);
+  Result<Estimate> estimate = EstimatePlanBody(form.config, std::move(input).value());
   if (!estimate.ok()) {
     form.error = estimate.error().message;
     return respond(FormPage(request, 400, form, nullptr, base_url));

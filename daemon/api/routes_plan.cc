@@ -1,11 +1,13 @@
-// POST /api/v1/plan: the estimator over HTTP. The body is a model's config.json (at most
-// max_plan_body_bytes); the query sets the workload like `hubwatch estimate`'s flags:
+// POST /api/v1/plan: the estimator over HTTP. The body (at most max_plan_body_bytes) is a model's
+// config.json, a checkpoint's safetensors header, or both (plan_body.h); the query sets the
+// workload like `hubwatch estimate`'s flags:
 //   ?seq=2048&batch=1&context=4096&lora_rank=16&cards=a100-80gb,h100&preset=hubwatch
 // The answer is the estimate JSON (hubwatch.estimate/1, schema/estimate.schema.json).
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/api/api_context.h"
+#include "daemon/api/plan_body.h"
 #include "daemon/api/query_params.h"
 #include "estimator/estimate.h"
 #include "estimator/report.h"
@@ -51,8 +53,7 @@ void Plan(const HttpRequest& request, Respond respond) {
   if (!query.ok()) return respond(BadRequest(query.error().message));
   Result<EstimateInput> input = PlanInputFromQuery(*query);
   if (!input.ok()) return respond(BadRequest(input.error().message));
-  if (request.body.empty()) return respond(BadRequest("the body must be a config.json"));
-  Result<Estimate> estimate = EstimateModelFromText(request.body, *input);
+  Result<Estimate> estimate = EstimatePlanBody(request.body, std::move(input).value());
   if (!estimate.ok()) {
     // Well-formed but not modelled (an unknown architecture): 422; broken input: 400.
     const int status = estimate.error().code == ErrorCode::kInvalidInput ? 400 : 422;

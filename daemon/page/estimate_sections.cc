@@ -115,6 +115,32 @@ const Card* CardById(const Estimate& e, const std::string& id) {
   return nullptr;
 }
 
+// "; in 3 parts: vision tower 303,507,456, projector 20,979,712, language model ..." (empty
+// for a model of one part).
+std::string PartsClause(const Estimate& e) {
+  const std::vector<GraphSection>& parts = e.graph.sections;
+  if (parts.empty()) return "";
+  std::string out = "; in " + std::to_string(parts.size()) + " parts: ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const uint64_t params = i < e.params.by_section.size() ? e.params.by_section[i] : 0;
+    out += (i ? ", " : "") + parts[i].name + " " + G(params);
+  }
+  return out;
+}
+
+// The KV cache tile: what one sequence keeps between decoding steps, or why it keeps nothing.
+Tile KvTile(const Estimate& e) {
+  if (!e.graph.decodes) return {"KV cache", "none", "reads its input in one pass"};
+  if (e.kv.cached_attention_layers == 0 && e.kv.cross_bytes_per_sequence == 0) {
+    return {"KV cache", "not counted", "no attention layer is known"};
+  }
+  std::string note = "at " + G(static_cast<uint64_t>(e.kv.context)) + " tokens";
+  if (e.kv.cross_bytes_per_sequence > 0) {
+    note += ", " + Gb(e.kv.cross_bytes_per_sequence) + " of it cross-attention";
+  }
+  return {"KV cache", Gb(e.kv.bytes_per_sequence), note};
+}
+
 }  // namespace
 
 std::string Gb(double bytes) {
@@ -182,7 +208,12 @@ std::vector<Block> Headline(const Estimate& e) {
   out.push_back(Paragraph{
       {Text("Reconstructed from its own config.json with no weights read: " + G(e.params.total) +
             " parameters, " + e.graph.model_type + ", " + std::to_string(layers) + " layers" +
-            (e.graph.approximate ? " (approximate)" : "") + ".")}});
+            (e.graph.approximate ? " (approximate)" : "") + PartsClause(e) + ".")}});
+  if (!e.graph.decodes) {
+    out.push_back(Paragraph{
+        {Text("It reads its whole input in one forward pass and generates nothing, so it keeps "
+              "no KV cache: serving holds that pass's activations per sequence.")}});
+  }
   return out;
 }
 
@@ -279,8 +310,7 @@ Section MemorySection(const Estimate& e) {
                          Gb(Batch1(e, MemoryMode::kLora)), "batch 1"});
   tiles.tiles.push_back({"Serve weights", Gb(serve ? serve->Bytes(MemoryItem::kWeights) : 0),
                          Number(e.assumptions.serve_weight_bytes) + " B per parameter"});
-  tiles.tiles.push_back({"KV cache", Gb(e.kv.bytes_per_sequence),
-                         "at " + G(static_cast<uint64_t>(e.kv.context)) + " tokens"});
+  tiles.tiles.push_back(KvTile(e));
   s.blocks.push_back(std::move(tiles));
   Table t{"What fits on which card, by mode (the largest batch that holds at " +
               G(static_cast<uint64_t>(e.workload.seq)) + " training / " +

@@ -1,5 +1,6 @@
 #include "daemon/page/list_pages.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::string_view kFromTensors = "checkpoint_tensors";
+
 double Number0(const json& j) { return j.is_number() ? j.get<double>() : 0; }
 
 // Batch-1 totals from a stored estimate (hubwatch.estimate/1), read without trusting its shape.
@@ -23,9 +26,13 @@ void Figures(const json& e, IndexRow& row) {
   const json& total = e["params"].value("total", json());
   if (!total.is_number_unsigned()) return;
   row.params = total.get<uint64_t>();
-  if (e.contains("model") && e["model"].is_object() &&
-      e["model"].value("model_type", json()).is_string()) {
-    row.family = e["model"]["model_type"].get<std::string>();
+  if (e.contains("model") && e["model"].is_object()) {
+    const json& model = e["model"];
+    if (model.value("source", json()).is_string()) row.source = model["source"].get<std::string>();
+    if (model.value("model_type", json()).is_string()) {
+      row.family = model["model_type"].get<std::string>();
+    }
+    if (row.family.empty()) row.family = "no model_type";
   }
   const json& memory = e.value("memory", json());
   if (!memory.is_array()) return;
@@ -68,7 +75,7 @@ Result<std::vector<IndexRow>> LoadIndex(store::Store& store) {
   if (!repos.ok()) return repos.error();
   std::vector<IndexRow> rows;
   for (const store::RepoRecord& r : *repos) {
-    IndexRow row{r.id, "unknown", std::string(store::RepoStateName(r.state)), {}, 0, 0, 0, {}};
+    IndexRow row{r.id, "unknown", std::string(store::RepoStateName(r.state)), {}, "", 0, 0, 0, {}};
     Result<std::optional<store::EstimateRecord>> e = store.revisions().LatestEstimate(r.id);
     if (!e.ok()) return e.error();
     if (e->has_value()) Figures((*e)->estimate, row);
@@ -112,8 +119,9 @@ Document BuildIndexPage(const std::vector<IndexRow>& rows) {
       } else {
         last = {Text("none yet")};
       }
+      const bool from_tensors = r->source == kFromTensors;
       t.rows.push_back({RepoLink(r->repo),
-                        {Text(r->params ? Grouped(*r->params) : "—")},
+                        {Text(r->params ? Grouped(*r->params) + (from_tensors ? " *" : "") : "—")},
                         gb(r->full_finetune_bytes),
                         gb(r->lora_bytes),
                         gb(r->serve_weight_bytes),
@@ -121,6 +129,12 @@ Document BuildIndexPage(const std::vector<IndexRow>& rows) {
                         std::move(last)});
     }
     s.blocks.push_back(std::move(t));
+    if (std::any_of(members.begin(), members.end(),
+                    [](const IndexRow* r) { return r->source == kFromTensors; })) {
+      s.blocks.push_back(Paragraph{
+          {Text("* from the checkpoint's tensors: structure not modelled (exact counts, "
+                "approximate activations).")}});
+    }
     doc.sections.push_back(std::move(s));
   }
   if (rows.empty()) {
@@ -139,6 +153,7 @@ json IndexJson(const std::vector<IndexRow>& rows) {
         {"repo", r.repo}, {"family", r.family}, {"state", r.state}, {"url", ModelPath(r.repo)}};
     if (r.params) {
       j["params"] = *r.params;
+      j["estimate_source"] = r.source;
       j["full_finetune_gb"] = r.full_finetune_bytes / 1e9;
       j["lora_gb"] = r.lora_bytes / 1e9;
       j["serve_gb"] = r.serve_weight_bytes / 1e9;

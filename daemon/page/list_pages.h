@@ -21,6 +21,9 @@ struct IndexRow {
   std::string family;  // model_type, "unknown" without an estimate
   std::string state;
   std::optional<uint64_t> params;  // unset: no estimate
+  // Where the estimate's structure comes from: "modelled", or "checkpoint_tensors" (an
+  // architecture hubwatch does not model, counted from its safetensors headers).
+  std::string source;
   double full_finetune_bytes = 0, lora_bytes = 0, serve_weight_bytes = 0;
   std::optional<store::ChangeRecord> last_change;
 };

@@ -101,7 +101,9 @@ Document BuildPlanPage(const PlanForm& form, const Estimate* estimate,
   if (!estimate) {
     doc.lead.push_back(Paragraph{
         {Text("Paste a model's config.json to see what it takes to fine-tune and serve it: the "
-              "same page as a tracked model, without the upstream history. Nothing is stored.")}});
+              "same page as a tracked model, without the upstream history. Nothing is stored. "
+              "For an architecture hubwatch does not model, paste a checkpoint's safetensors "
+              "header instead, or both as {\"config\": ..., \"safetensors_headers\": [...]}.")}});
   }
   Section s{"paste", estimate ? "Paste another model" : "Your config.json", {}};
   s.blocks.push_back(form);

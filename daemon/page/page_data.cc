@@ -47,24 +47,14 @@ Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string
     if (!blob.ok()) return blob.error();
     if (blob->has_value()) snapshot.files.emplace(e.path, std::move(**blob));
   }
-  const std::optional<std::string> config = snapshot.File("config.json");
-  if (!config) {
-    out.unavailable = "this revision has no readable config.json";
-    return out;
-  }
-  EstimateInput input;
   const std::vector<const diff::ManifestEntry*> shards = pipeline::CheckpointFiles(snapshot);
-  for (const diff::ManifestEntry* e : shards) out.shard_files.push_back(e->path);
   for (const diff::ManifestEntry* e : shards) {
+    out.shard_files.push_back(e->path);
     Result<std::optional<SafetensorsHeader>> header = store.revisions().GetHeader(e->content_id());
     if (!header.ok()) return header.error();
-    if (!header->has_value()) {
-      input.headers.clear();  // estimate without the comparison rather than not at all
-      break;
-    }
-    input.headers.push_back(std::move(**header));
+    if (header->has_value()) snapshot.headers.emplace(e->content_id(), std::move(**header));
   }
-  Result<Estimate> estimate = EstimateModelFromText(*config, input);
+  Result<Estimate> estimate = pipeline::EstimateOf(snapshot);
   if (!estimate.ok()) {
     out.unavailable = estimate.error().message;
     return out;

@@ -223,7 +223,7 @@ class HtmlWriter {
       Text(f.error);
       Raw("</p>\n");
     }
-    Raw("<p class=\"field wide\"><label for=\"config\">config.json</label>\n<textarea "
+    Raw("<p class=\"field wide\"><label for=\"config\">config.json or safetensors header</label>\n<textarea "
         "id=\"config\" "
         "name=\"config\" rows=\"14\" cols=\"80\" spellcheck=\"false\" required");
     if (!f.error.empty()) Raw(" aria-describedby=\"plan-error\"");

@@ -28,6 +28,22 @@ bool PlainFileName(const std::string& name) {
          });
 }
 
+// A composite's parts (a vision tower, a projector, a language model ...), each counted.
+Table PartsTable(const Estimate& e) {
+  Table t{"Parts, each counted on its own", {"part", "what it is", "parameters", "share"}, {},
+          {false, false, true, true}, true, {}};
+  for (size_t i = 0; i < e.graph.sections.size(); ++i) {
+    const GraphSection& part = e.graph.sections[i];
+    const uint64_t params = i < e.params.by_section.size() ? e.params.by_section[i] : 0;
+    const double share = e.params.total ? 100.0 * static_cast<double>(params) /
+                                              static_cast<double>(e.params.total)
+                                        : 0;
+    t.rows.push_back({{Text(part.name)}, {Text(part.label)}, {Text(G(params))},
+                      {Text(Number(share, 1) + "%")}});
+  }
+  return t;
+}
+
 }  // namespace
 
 Section StructureSection(const Estimate& e) {
@@ -38,6 +54,21 @@ Section StructureSection(const Estimate& e) {
   s.blocks.push_back(
       Paragraph{{Text(g.family + " Output shapes per sequence at the config's maximum context of " +
                       tokens + " tokens.")}});
+  if (!g.notes.empty()) {
+    // The estimator's notes: defaults it used, what it assumed, what it could not read. Few,
+    // each built from clipped config values.
+    constexpr size_t kMaxNotes = 24;
+    BulletList notes;
+    for (size_t i = 0; i < g.notes.size() && i < kMaxNotes; ++i) {
+      notes.items.push_back({Text(g.notes[i])});
+    }
+    if (g.notes.size() > kMaxNotes) {
+      notes.items.push_back({Text("and " + G(g.notes.size() - kMaxNotes) + " more notes")});
+    }
+    s.blocks.push_back(Paragraph{{Text("What the estimate assumed or could not read:")}});
+    s.blocks.push_back(std::move(notes));
+  }
+  if (!g.sections.empty()) s.blocks.push_back(PartsTable(e));
   auto shape = [&](const Node& n) {
     return tokens + " × " + G(static_cast<uint64_t>(n.output_width));
   };

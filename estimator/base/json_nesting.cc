@@ -47,4 +47,19 @@ bool JsonHasMoreValuesThan(std::string_view text, size_t max_values) {
   });
 }
 
+bool JsonHasMoreTopLevelMembersThan(std::string_view text, size_t max_members) {
+  size_t depth = 0;
+  size_t members = 1;
+  return ScanOutsideStrings(text, [&](char c) {
+    if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      return ++members > max_members;
+    }
+    return false;
+  });
+}
+
 }  // namespace hubwatch

@@ -23,4 +23,9 @@ bool JsonNestsDeeperThan(std::string_view text, size_t max_depth = kMaxJsonNesti
 // would cost ~50 MB parsed; bodies that only ever hold a few thousand values are held to that.
 bool JsonHasMoreValuesThan(std::string_view text, size_t max_values);
 
+// True when the outermost array or object of `text` has more than max_members elements or
+// members (commas at depth 1, counted outside strings, plus one). For documents whose size is
+// their member count: a safetensors header's tensors.
+bool JsonHasMoreTopLevelMembersThan(std::string_view text, size_t max_members);
+
 }  // namespace hubwatch

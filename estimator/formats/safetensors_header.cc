@@ -117,6 +117,11 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
   if (JsonNestsDeeperThan(header_json)) {
     return Bad("JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
   }
+  // One more member than the cap: __metadata__.
+  if (JsonHasMoreTopLevelMembersThan(header_json, kMaxSafetensorsTensors + 1)) {
+    return Bad("holds more than " + std::to_string(kMaxSafetensorsTensors) +
+               " tensors, more than any released checkpoint");
+  }
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(header_json.begin(), header_json.end());

@@ -11,7 +11,7 @@
 // ParseSafetensorsHeader validates what the format requires: a JSON object; known dtypes;
 // non-negative integer shapes; end - begin == elements * dtype size (sub-byte dtypes packed);
 // offsets contiguous from 0 with no gaps or overlaps (in offset order); __metadata__ values all
-// strings. Untrusted input: never crashes, every failure is an Error naming the tensor and what
+// strings; at most kMaxSafetensorsTensors tensors (counted before parsing). Untrusted input: never crashes, every failure is an Error naming the tensor and what
 // is wrong. Pure functions, thread-safe.
 
 #include <cstdint>
@@ -43,6 +43,10 @@ struct SafetensorsHeader {
 // than 100,000,000 whatever the configuration says.
 inline constexpr uint64_t kDefaultMaxSafetensorsHeaderBytes = 25'000'000;
 inline constexpr uint64_t kHardMaxSafetensorsHeaderBytes = 100'000'000;
+// Tensors in one header, and in one checkpoint's shards together. The largest released
+// checkpoints hold ~140,000 (Kimi-K2's FP8 experts with their scales: 61 layers x 384 experts x
+// 6); 100 MB of one-element tensors would be ~1,800,000, each costing the parser a map node.
+inline constexpr size_t kMaxSafetensorsTensors = 400'000;
 
 // Bits per element of a safetensors dtype ("BF16" -> 16, "F4" -> 4); nullopt if unknown.
 std::optional<int> SafetensorsDtypeBits(std::string_view dtype);

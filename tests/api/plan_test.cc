@@ -37,6 +37,59 @@ TEST_F(ApiTest, PlanEstimatesAConfig) {
             r16["params"]["lora_adapter"].get<uint64_t>());
 }
 
+std::string ReadFixture(const std::string& path) {
+  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) + "/" + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A checkpoint's header instead of (or beside) its config.json: the body's three other forms.
+TEST_F(ApiTest, PlanEstimatesFromASafetensorsHeader) {
+  StartServer();
+  const std::string header = ReadFixture("safetensors/gpt2.header.json");
+  const std::string config = ReadModel("openai-community__gpt2.config.json");
+  ASSERT_FALSE(header.empty());
+  ASSERT_FALSE(config.empty());
+
+  // The header alone: the model is its tensors, counted exactly (gpt2: 124,439,808 published).
+  HttpResponse alone = Post("/api/v1/plan", header);
+  ASSERT_EQ(alone.status, 200) << alone.body.substr(0, 500);
+  EXPECT_EQ(alone.json()["model"]["source"], "checkpoint_tensors");
+  EXPECT_EQ(alone.json()["params"]["total"], 124439808u);
+
+  // The start of the .safetensors file, as `head -c` gives it: 8-byte length, then the header.
+  std::string prefix(8, '\0');
+  for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  HttpResponse file_start = Post("/api/v1/plan", prefix + header);
+  ASSERT_EQ(file_start.status, 200) << file_start.body.substr(0, 500);
+  EXPECT_EQ(file_start.json()["params"]["total"], 124439808u);
+
+  // Both: the modelled structure, compared with the checkpoint tensor by tensor.
+  const std::string both = R"({"config": )" + config + R"(, "safetensors_headers": [)" + header + "]}";
+  HttpResponse compared = Post("/api/v1/plan", both);
+  ASSERT_EQ(compared.status, 200) << compared.body.substr(0, 500);
+  const nlohmann::json j = compared.json();
+  EXPECT_EQ(j["model"]["source"], "modelled");
+  EXPECT_EQ(j["params"]["total"], 124439808u);
+  ASSERT_TRUE(j.contains("checkpoint"));
+  EXPECT_EQ(j["checkpoint"]["missing"].size(), 0u);
+  EXPECT_EQ(j["checkpoint"]["parameter_delta"], 0);
+
+  // An index names shards, not shapes: refused with what to send instead.
+  HttpResponse index = Post("/api/v1/plan", ReadModel("openai__gpt-oss-20b.index.json"));
+  EXPECT_EQ(index.status, 422);
+  EXPECT_NE(index.body.find("post the shards' safetensors headers instead"), std::string::npos)
+      << index.body;
+  for (const char* bad : {R"({"config": [], "safetensors_headers": []})",
+                          R"({"safetensors_headers": {"a": 1}})",
+                          R"({"safetensors_headers": [7]})",
+                          R"({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 3]}})"}) {
+    HttpResponse r = Post("/api/v1/plan", bad);
+    EXPECT_EQ(r.status, 400) << bad << " " << r.body;
+  }
+}
+
 TEST_F(ApiTest, PlanErrors) {
   StartServer();
   const std::string config = ReadModel("meta-llama__Meta-Llama-3-8B.config.json");

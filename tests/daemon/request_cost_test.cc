@@ -107,6 +107,20 @@ std::string ZerosArray(size_t bytes) {
   return out + "0]";
 }
 
+// A safetensors header of one-byte tensors, each under a module of its own, filling `bytes`: the
+// most tensors and graph nodes the body holds. With `shards`, each tensor is a shard of its own
+// in the {"safetensors_headers": [...]} envelope.
+std::string HeaderOfSize(size_t bytes, bool shards) {
+  std::string out = shards ? R"({"safetensors_headers": [)" : "{";
+  for (int i = 0; out.size() + 120 < bytes; ++i) {
+    const std::string offsets = shards ? "0,1" : std::to_string(i) + "," + std::to_string(i + 1);
+    out += std::string(i ? "," : "") + (shards ? "{" : "") + "\"model.layers." + std::to_string(i) +
+           ".m.weight\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[" + offsets + "]}" +
+           (shards ? "}" : "");
+  }
+  return out + (shards ? "]}" : "}");
+}
+
 struct Attack {
   std::string name;
   std::string method;
@@ -250,6 +264,10 @@ std::vector<Attack> Attacks() {
                      ConfigOfSize(kMaxPlanBodyBytes), json});
   attacks.push_back({"POST /api/v1/plan, an eos_token_id list", "POST", "/api/v1/plan",
                      ConfigWithEosList(kMaxPlanBodyBytes), json});
+  attacks.push_back({"POST /api/v1/plan, a header of the most tensors", "POST", "/api/v1/plan",
+                     HeaderOfSize(kMaxPlanBodyBytes, false), json});
+  attacks.push_back({"POST /api/v1/plan, a shard per tensor", "POST", "/api/v1/plan",
+                     HeaderOfSize(kMaxPlanBodyBytes, true), json});
   // osv.dev queries: the most values, the longest string, the largest batch of distinct queries.
   attacks.push_back({"POST /v1/query, values", "POST", "/v1/query", ZerosArray(kMaxBodyBytes), json});
   attacks.push_back({"POST /v1/query, one string", "POST", "/v1/query",

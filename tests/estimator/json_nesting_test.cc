@@ -41,6 +41,28 @@ TEST(JsonValues, CountsElementsMembersAndContainersOutsideStrings) {
   EXPECT_TRUE(JsonHasMoreValuesThan(zeros, 65536));
 }
 
+TEST(JsonValues, TopLevelMembersCountOnlyTheOutermostCommas) {
+  EXPECT_FALSE(JsonHasMoreTopLevelMembersThan(R"({"a": [1, 2, 3], "b": {"c": 1, "d": 2}})", 2));
+  EXPECT_TRUE(JsonHasMoreTopLevelMembersThan(R"({"a": 1, "b": 2, "c": 3})", 2));
+  EXPECT_FALSE(JsonHasMoreTopLevelMembersThan(R"({"a,b,c": "x,y", "d": 1})", 2));
+}
+
+// A header of a million one-element tensors (55 MB, under the 100 MB byte cap) is refused by
+// its count before nlohmann builds a node for each of them.
+TEST(JsonValues, ASafetensorsHeaderOfAMillionTensorsIsRefusedBeforeParsing) {
+  std::string header = "{";
+  for (int i = 0; i < 1'000'000; ++i) {
+    if (i) header += ',';
+    header += "\"t" + std::to_string(i) + "\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[" +
+              std::to_string(i) + "," + std::to_string(i + 1) + "]}";
+  }
+  header += "}";
+  Result<SafetensorsHeader> parsed = ParseSafetensorsHeader(header, std::nullopt);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message,
+            "safetensors header: holds more than 400000 tensors, more than any released checkpoint");
+}
+
 TEST(JsonNesting, ConfigAndSafetensorsHeaderRefuseDeepDocuments) {
   const std::string deep = "{\"a\": " + Nested(80) + "}";
   Result<Estimate> estimate = EstimateModelFromText(deep, EstimateInput{});

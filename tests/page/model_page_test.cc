@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "daemon/page/render.h"
+#include "estimator/format.h"
 #include "tests/page/page_env.h"
 #include "tests/page/page_fixture.h"
 
@@ -80,6 +81,45 @@ TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
   for (const std::string& t : kSectionTitles) md_order.push_back("## " + t);
   ExpectInOrder(md, md_order);
   EXPECT_NE(md.find("9,241,705,984"), std::string::npos);
+}
+
+// An encoder's page says it keeps no KV cache, instead of showing a cache of 0 GB.
+TEST_F(ModelPageTest, AnEncoderKeepsNoKvCache) {
+  BuiltPage p = BuildPage(*store_, kEncoder);
+  ASSERT_TRUE(p.estimate.estimate.has_value()) << p.estimate.unavailable;
+  const std::string html = RenderHtml(p.doc);
+  ExpectInOrder(html, {"Reconstructed from its own config.json", "22,713,216 parameters, bert",
+                       "keeps no KV cache", "KV cache", ">none<", "reads its input in one pass"});
+  EXPECT_EQ(html.find("0.00 GB"), std::string::npos);
+}
+
+// A multimodal wrapper's page counts each part and shows them as a table of their own.
+TEST_F(ModelPageTest, AMultimodalModelShowsItsParts) {
+  BuiltPage p = BuildPage(*store_, kMultimodal);
+  ASSERT_TRUE(p.estimate.estimate.has_value()) << p.estimate.unavailable;
+  const Estimate& e = *p.estimate.estimate;
+  ASSERT_GE(e.graph.sections.size(), 2u);
+  const std::string html = RenderHtml(p.doc);
+  ExpectInOrder(html, {"7,063,427,072 parameters, llava", "parts: ", e.graph.sections[0].name,
+                       "Parts, each counted on its own", e.graph.sections[0].label});
+  uint64_t sum = 0;
+  for (size_t i = 0; i < e.graph.sections.size(); ++i) {
+    sum += e.params.by_section.at(i);
+    EXPECT_NE(html.find(Grouped(e.params.by_section[i])), std::string::npos) << i;
+  }
+  EXPECT_EQ(sum, e.params.total);
+}
+
+// A repo with safetensors and no config.json: every number says it comes from the tensors.
+TEST_F(ModelPageTest, ACheckpointWithoutAConfigIsEstimatedFromItsTensors) {
+  BuiltPage p = BuildPage(*store_, kWeightsOnly);
+  ASSERT_TRUE(p.estimate.estimate.has_value()) << p.estimate.unavailable;
+  EXPECT_EQ(p.estimate.estimate->graph.source, GraphSource::kCheckpointTensors);
+  const std::string html = RenderHtml(p.doc);
+  ExpectInOrder(html, {"From the checkpoint&#39;s tensors: structure not modelled.",
+                       "124,439,808 parameters counted exactly", "no model_type",
+                       "The structure was read from the checkpoint itself",
+                       "What the estimate assumed or could not read:"});
 }
 
 TEST_F(ModelPageTest, HistoryShowsEachRevisionsEvidence) {

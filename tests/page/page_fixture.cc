@@ -17,7 +17,12 @@ Status BuildPageDb(const std::string& path) {
       !s.ok()) {
     return s;
   }
-  return api::testing::PollFixtureRepos(fixtures + "/hub-hostile", *store, {kHostile});
+  if (Status s = api::testing::PollFixtureRepos(fixtures + "/hub-hostile", *store, {kHostile});
+      !s.ok()) {
+    return s;
+  }
+  return api::testing::PollFixtureRepos(fixtures + "/hub-kinds", *store,
+                                        {kEncoder, kMultimodal, kWeightsOnly});
 }
 
 Status AddSyntheticHistory(const std::string& path, const std::string& repo, int n) {

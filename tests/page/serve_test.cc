@@ -98,15 +98,26 @@ TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   ASSERT_EQ(json.status, 200);
   const nlohmann::json j = json.json();
   ASSERT_TRUE(j["models"].is_array());
-  bool gemma = false;
+  bool gemma = false, weights_only = false;
   for (const auto& m : j["models"]) {
     if (m["repo"] == kGemma) {
       gemma = true;
       EXPECT_EQ(m["params"], 9241705984u);
       EXPECT_NEAR(m["serve_gb"].get<double>(), 18.48, 0.01);
+      EXPECT_EQ(m["estimate_source"], "modelled");
+    }
+    if (m["repo"] == kWeightsOnly) {  // no config.json: counted from its tensors, and says so
+      weights_only = true;
+      EXPECT_EQ(m["params"], 124439808u);
+      EXPECT_EQ(m["estimate_source"], "checkpoint_tensors");
+      EXPECT_EQ(m["family"], "no model_type");
     }
   }
   EXPECT_TRUE(gemma);
+  EXPECT_TRUE(weights_only);
+  EXPECT_NE(index.body.find("124,439,808 *"), std::string::npos);
+  EXPECT_NE(index.body.find("* from the checkpoint&#39;s tensors: structure not modelled"),
+            std::string::npos);
 
   HttpResponse changes = Get("/changes?impact=breaking");
   ASSERT_EQ(changes.status, 200);

@@ -63,9 +63,14 @@ TEST(EstimateStep, AnUnmodelledArchitectureIsEstimatedFromItsCheckpoint) {
   nlohmann::json config =
       nlohmann::json::parse(ReadFixture("models/openai-community__gpt2.config.json"));
   config["model_type"] = "gpt2_remote_code";
-  for (const bool with_config : {true, false}) {
-    SCOPED_TRACE(with_config);
-    Snapshot s = with_config ? WithConfig(config.dump()) : Snapshot{};
+  nlohmann::json absurd = nlohmann::json::parse(ReadFixture("models/openai-community__gpt2.config.json"));
+  absurd["n_layer"] = 1e9;
+  // An unmodelled config, none, and one the estimator refuses: the tensors speak for all three.
+  for (const std::optional<std::string>& text :
+       {std::optional<std::string>(config.dump()), std::optional<std::string>(),
+        std::optional<std::string>(absurd.dump())}) {
+    SCOPED_TRACE(text.value_or("no config.json"));
+    Snapshot s = text ? WithConfig(*text) : Snapshot{};
     s.sha = std::string(40, 'b');
     diff::ManifestEntry weights;
     weights.path = "model.safetensors";
@@ -79,6 +84,11 @@ TEST(EstimateStep, AnUnmodelledArchitectureIsEstimatedFromItsCheckpoint) {
     EXPECT_EQ(out.record->params_total, 124439808u);
     EXPECT_EQ(out.record->estimate["model"]["source"], "checkpoint_tensors");
     EXPECT_EQ(out.record->estimate["params"]["on_disk"], 137022720u);
+    const std::string notes = out.record->estimate["notes"].dump();
+    EXPECT_EQ(notes.find("config.json was refused (n_layer 1000000000 is absurd") !=
+                  std::string::npos,
+              text == absurd.dump())
+        << notes;
   }
 }
 

@@ -72,14 +72,7 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
          HeaderIds(*before) != HeaderIds(after);
 }
 
-EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,
-                                 size_t max_estimate_bytes) {
-  EstimateOutcome out;
-  auto unavailable = [&](std::string reason) {
-    out.skipped_because = Clip(reason, kMaxReasonBytes);
-    out.record = store::EstimateRecord::Unavailable(repo, snapshot.sha, out.skipped_because);
-    return out;
-  };
+Result<Estimate> EstimateOf(const Snapshot& snapshot) {
   EstimateInput input;
   for (const diff::ManifestEntry* e : CheckpointFiles(snapshot)) {
     auto it = snapshot.headers.find(e->content_id());
@@ -90,12 +83,40 @@ EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapsh
     input.headers.push_back(it->second);
   }
   // Without config.json, the checkpoint's tensors alone still give counts and memory.
-  std::optional<std::string> config = snapshot.File("config.json");
+  const std::optional<std::string> config = snapshot.File("config.json");
   if (!config && input.headers.empty()) {
-    out.skipped_because = "no readable config.json and no safetensors headers";
-    return out;
+    return Error::Unsupported("no readable config.json and no safetensors headers");
   }
   Result<Estimate> e = EstimateModelFromText(config.value_or("{}"), input);
+  // A config.json the estimator refuses (broken JSON, absurd sizes) does not hide a checkpoint
+  // it can read: the tensors alone give the counts, and the refusal is said beside them.
+  if (!e.ok() && config && !input.headers.empty() && e.error().code != ErrorCode::kOverflow) {
+    std::string refused = e.error().message;
+    if (refused.starts_with("config.json: ")) refused.erase(0, 13);
+    refused = Clip(refused, kMaxReasonBytes);
+    e = EstimateModelFromText("{}", input);
+    if (e.ok()) {
+      e->graph.notes.insert(e->graph.notes.begin(),
+                            "config.json was refused (" + refused +
+                                "): estimated from the checkpoint's tensors alone");
+    }
+  }
+  return e;
+}
+
+EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,
+                                 size_t max_estimate_bytes) {
+  EstimateOutcome out;
+  auto unavailable = [&](std::string reason) {
+    out.skipped_because = Clip(reason, kMaxReasonBytes);
+    out.record = store::EstimateRecord::Unavailable(repo, snapshot.sha, out.skipped_because);
+    return out;
+  };
+  Result<Estimate> e = EstimateOf(snapshot);
+  if (!e.ok() && !snapshot.File("config.json")) {
+    out.skipped_because = e.error().message;  // nothing to estimate: no row
+    return out;
+  }
   if (!e.ok()) return unavailable(e.error().message);
   nlohmann::json estimate = EstimateToJson(*e);
   const size_t bytes =

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "estimator/estimate.h"
 #include "tracker/diff/change.h"
 #include "tracker/pipeline/snapshot.h"
 #include "tracker/store/records.h"
@@ -29,6 +30,13 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
 // so a real estimate is far smaller (DeepSeek-V3, the largest fixture: about 70 KB); a larger one
 // is recorded as unavailable rather than stored.
 inline constexpr size_t kMaxStoredEstimateBytes = 1 << 20;
+
+// The estimate of `snapshot`: its config.json with the headers of its checkpoint files (from
+// snapshot.headers; all of them, or none: then no comparison). Without a config.json, or with
+// one the estimator refuses, from the checkpoint's tensors alone, the refusal noted. Errors:
+// neither a config.json nor headers (kUnsupported), or the estimator's own. The one place the
+// pipeline and the model page (which re-estimates a stored revision) build an estimate.
+Result<Estimate> EstimateOf(const Snapshot& snapshot);
 
 struct EstimateOutcome {
   // Absent only without a readable config.json. When the estimator could not run, or its
