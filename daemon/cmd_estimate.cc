@@ -192,7 +192,17 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   if (!parsed.ok()) return fail(parsed.error());
   Parsed& p = *parsed;
   if (p.help) {
-    out << kUsage;
+    out << kUsage << "\nmodel_types modelled exactly (" << SupportedArchitectures().size()
+        << "; any other is estimated from its checkpoint's tensors):\n";
+    std::string line = " ";
+    for (std::string_view type : SupportedArchitectures()) {
+      if (line.size() + type.size() + 2 > 100) {
+        out << line << "\n";
+        line = " ";
+      }
+      line += " " + std::string(type);
+    }
+    out << line << "\n";
     return 0;
   }
   // Without a config.json, the checkpoint's headers alone give an estimate from its tensors.

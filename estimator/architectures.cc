@@ -38,19 +38,6 @@ const ArchRegistry& Registry() {
   return registry;
 }
 
-// The modelled types for an error line, the list cut at about 600 characters (the registry
-// outgrew one line; the README lists them all by kind).
-std::string JoinTypes() {
-  const std::vector<std::string_view> types = SupportedArchitectures();
-  std::string out;
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (out.size() > 600) return out + ", ... (" + std::to_string(types.size()) + " in all)";
-    if (!out.empty()) out += ", ";
-    out += types[i];
-  }
-  return out;
-}
-
 // Fine-grained FP8 checkpoints (quantization_config.quant_method "fp8" with weight_block_size,
 // as DeepSeek-V3 ships): every Linear weight inside the blocks is stored as F8_E4M3 with an F32
 // "<name>_scale_inv" of one scale per block. The scales are on disk, not parameters.
@@ -179,14 +166,16 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
     const std::string what = g.model_type.empty() ? std::string("config.json has no model_type")
                                                   : "model_type \"" + g.model_type + "\"";
     if (options.assume.empty()) {
-      return Error::Unsupported("unsupported architecture: " + what +
-                                " is not modelled (exact: " + JoinTypes() +
-                                "); --assume ARCH reads it as one of these, approximately");
+      return Error::Unsupported("unsupported architecture: " + what + " is not modelled (" +
+                                std::to_string(SupportedArchitectures().size()) +
+                                " model_types are: `hubwatch estimate --help` lists them); "
+                                "--assume ARCH reads it as one of them, approximately");
     }
     builder = Registry().Find(options.assume);
     if (!builder) {
       return Error::InvalidInput("--assume " + Clip(options.assume) +
-                                 ": not a modelled architecture (" + JoinTypes() + ")");
+                                 ": not a modelled architecture (`hubwatch estimate --help` "
+                                 "lists them)");
     }
     g.approximate = true;
     g.notes.push_back("APPROXIMATE: " + what + " is not modelled; read as " + options.assume +
