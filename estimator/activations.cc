@@ -62,6 +62,14 @@ double OpaqueTraining(const Node& node, const Assumptions& a) {
   return elements * a.activation_bytes;
 }
 
+// A mixer (MambaMixer, Mamba2Mixer, a gated delta net, a short conv): the inputs of its linear
+// layers as above, plus the conv output and the scan output its backward reads (the scan
+// kernels recompute their per-step states rather than keep them).
+double MixerTraining(const Node& node, const Assumptions& a) {
+  const double extra = D(node.mixer.conv_channels) + D(node.mixer.d_inner);
+  return OpaqueTraining(node, a) + extra * a.activation_bytes;
+}
+
 double NormTraining(const Node& node, const Assumptions& a) {
   const double stats = node.norm == NormKind::kRms ? 4 : 8;  // rstd (+ mean), fp32
   return (node.saves_input ? D(node.output_width) * a.activation_bytes : 0) + stats;
@@ -86,6 +94,8 @@ double TrainingActivationBytesPerToken(const Node& node, int64_t seq, const Assu
       return D(node.input_width) * a.activation_bytes;  // the head's input
     case NodeKind::kOpaque:
       return OpaqueTraining(node, a);
+    case NodeKind::kMixer:
+      return MixerTraining(node, a);
   }
   return 0;
 }
@@ -112,8 +122,8 @@ double InferencePeakBytesPerToken(const ModelGraph& graph, double bytes_per_acti
         transient = D(graph.hidden) + D(m.experts) * 2 +
                     D(m.top_k) * (D(graph.hidden) + 3 * D(m.expert_intermediate)) +
                     3 * D(m.shared_intermediate);
-      } else if (node.kind == NodeKind::kOpaque) {
-        // Not modelled: the widest linear output, next to its input.
+      } else if (node.kind == NodeKind::kOpaque || node.kind == NodeKind::kMixer) {
+        // Not modelled (or a mixer): the widest linear output, next to its input.
         for (const TensorSpec& t : node.tensors) {
           if (!t.is_linear()) continue;
           const double visits = t.routed ? D(node.moe.top_k) : 1;

@@ -71,5 +71,8 @@ void RegisterLlama4(ArchRegistry& registry);        // llama4, llama4_text
 void RegisterLlama4Vision(ArchRegistry& registry);  // llama4_vision_model
 void RegisterMllama(ArchRegistry& registry);        // mllama, mllama_text_model
 void RegisterMllamaVision(ArchRegistry& registry);  // mllama_vision_model
+void RegisterStateSpace(ArchRegistry& registry);  // mamba, falcon_mamba, mamba2
+void RegisterHybrids(ArchRegistry& registry);     // jamba, bamba, lfm2, granitemoehybrid, falcon_h1
+void RegisterQwen3Next(ArchRegistry& registry);   // qwen3_next, qwen3_5_moe(_text)
 
 }  // namespace hubwatch

@@ -30,6 +30,9 @@ const ArchRegistry& Registry() {
     RegisterLlama4Vision(r);
     RegisterMllama(r);
     RegisterMllamaVision(r);
+    RegisterStateSpace(r);
+    RegisterHybrids(r);
+    RegisterQwen3Next(r);
     return r;
   }();
   return registry;
@@ -195,8 +198,9 @@ Result<ModelGraph> BuildModelGraph(const nlohmann::json& config, const BuildOpti
     }
   }
 
+  // A composite's builder may have taken it from a part (Qwen3.5's text_config.dtype).
   const std::string torch_dtype = reader.String({"torch_dtype", "dtype"}, "");
-  g.dtype = build::SafetensorsDtype(torch_dtype);
+  if (!torch_dtype.empty() || g.dtype.empty()) g.dtype = build::SafetensorsDtype(torch_dtype);
   if (g.dtype.empty()) {
     g.dtype = "F32";  // what transformers loads when the config does not say
     reader.Note(torch_dtype.empty()

@@ -85,7 +85,10 @@ std::string ExplainComponent(const MemoryComponent& c, const MemoryPlan& plan, c
     case MemoryItem::kKvCache:
       return std::to_string(plan.batch) + " x " + Gigabytes(e.kv.bytes_per_sequence) + " per " +
              Grouped(static_cast<uint64_t>(plan.tokens)) + "-token sequence" +
-             (e.kv.sliding_layers ? " (sliding layers hold their window only)" : "");
+             (e.kv.sliding_layers ? " (sliding layers hold their window only)" : "") +
+             (e.kv.state_layers ? " (" + Number(e.kv.state_bytes_per_sequence / 1048576, 1) +
+                                      " MiB of it a fixed recurrent state, whatever the length)"
+                                : "");
     case MemoryItem::kPrefill:
       if (!e.graph.decodes) {
         return std::to_string(plan.batch) + " x the peak of one forward pass over a " +

@@ -283,8 +283,14 @@ std::vector<Lint> LintModel(const nlohmann::json& config, const ModelGraph& g,
                          " is not divisible by num_key_value_heads " + std::to_string(a.kv_heads) +
                          ": query heads cannot share KV heads evenly"});
     }
-    // T5's d_kv is its head_dim, read from config.json like any other.
-    auto given = [&](const char* key) { return config.contains(key) && !config[key].is_null(); };
+    // T5's d_kv is its head_dim, read from config.json like any other; a composite's decoder
+    // reads it from text_config (Qwen3.5).
+    auto given = [&](const char* key) {
+      auto in = [&](const nlohmann::json& c) {
+        return c.is_object() && c.contains(key) && !c[key].is_null();
+      };
+      return in(config) || (config.contains("text_config") && in(config["text_config"]));
+    };
     const bool explicit_dim = given("head_dim") || given("d_kv");
     if (g.hidden % a.heads != 0 || g.hidden / a.heads != a.head_dim) {
       out.push_back(

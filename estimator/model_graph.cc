@@ -12,7 +12,7 @@ void ReplaceAll(std::string& s, std::string_view from, const std::string& to) {
 struct Tally {
   std::vector<Count> by_section;
   Count total, on_disk, active, buffers, tied_copies, extra, embedding, attention, mlp, norm, head,
-      other;
+      other, mixer;
 
   void Add(const Node& node, const TensorSpec& t, Count times) {
     if (t.stored) on_disk += t.Elements() * times;
@@ -55,6 +55,9 @@ struct Tally {
         break;
       case NodeKind::kOpaque:
         other += elements;
+        break;
+      case NodeKind::kMixer:
+        mixer += elements;
         break;
     }
   }
@@ -127,6 +130,7 @@ Result<ParamCounts> CountParameters(const ModelGraph& graph) {
   counts.norm = tally.norm.value();
   counts.head = tally.head.value();
   counts.other = tally.other.value();
+  counts.mixer = tally.mixer.value();
   for (const Count& c : tally.by_section) counts.by_section.push_back(c.value());
   return counts;
 }

@@ -91,7 +91,19 @@ struct TensorSpec {
 };
 
 // kOpaque: tensors a checkpoint stores under one module whose structure is not modelled.
-enum class NodeKind { kEmbedding, kPositionEmbedding, kNorm, kAttention, kMlp, kMoe, kHead, kOpaque };
+// kMixer: a sequence mixer that is not softmax attention (a state-space model, linear attention,
+// a short convolution): it keeps a fixed state per sequence instead of a KV cache.
+enum class NodeKind {
+  kEmbedding,
+  kPositionEmbedding,
+  kNorm,
+  kAttention,
+  kMlp,
+  kMoe,
+  kHead,
+  kOpaque,
+  kMixer
+};
 enum class NormKind { kRms, kLayer, kLayerNoAffine };
 enum class AttentionKind { kMha, kGqa, kMqa, kMla };
 // What an attention layer keeps between decoding steps: K and V of every token it has seen (a
@@ -112,6 +124,28 @@ struct AttentionShape {
   bool logit_softcap = false;  // gemma2: tanh soft-capping of the scores
   KvCaching caching = KvCaching::kSelf;
   int64_t cross_tokens = 0;  // kCross: the encoder positions each sequence caches
+};
+
+// What a kMixer node runs, named after the transformers module it mirrors.
+enum class MixerKind {
+  kMamba1,         // MambaMixer: selective scan, a state of d_state per channel
+  kMamba2,         // Mamba2Mixer (SSD): a state of head_dim x d_state per head, B/C in groups
+  kGatedDeltaNet,  // Qwen3NextGatedDeltaNet: linear attention, a key x value matrix per head
+  kShortConv,      // Lfm2ShortConv: a gated depthwise causal convolution, no SSM state
+};
+
+struct MixerShape {
+  MixerKind kind = MixerKind::kMamba1;
+  int64_t d_inner = 0;   // channels the scan runs over (expand x hidden; GDN: value width)
+  int64_t d_state = 0;   // SSM state per channel (mamba1) or head (mamba2); GDN: key head dim
+  int64_t n_groups = 0;  // mamba2: groups sharing B and C; GDN: key heads
+  int64_t heads = 0;     // mamba2 / GDN: (value) heads
+  int64_t conv_kernel = 0;    // causal depthwise conv width
+  int64_t conv_channels = 0;  // channels the conv runs over
+  // Elements one sequence keeps between decoding steps, whatever its length: the last
+  // conv_kernel inputs of the conv (conv_channels x conv_kernel, as transformers' cache holds
+  // them) plus the recurrent state.
+  int64_t state_elements = 0;
 };
 
 struct MlpShape {
@@ -141,6 +175,7 @@ struct Node {
   AttentionShape attention;
   MlpShape mlp;
   MoeShape moe;
+  MixerShape mixer;
   NormKind norm = NormKind::kRms;
   int section = 0;  // index into ModelGraph::sections (0 when the model is one part)
 };
@@ -213,6 +248,7 @@ struct ParamCounts {
   uint64_t norm = 0;
   uint64_t head = 0;
   uint64_t other = 0;  // opaque modules (a graph built from a checkpoint's tensors)
+  uint64_t mixer = 0;  // non-attention sequence mixers (SSM, linear attention, short conv)
   std::vector<uint64_t> by_section;  // parameters per ModelGraph::sections entry (empty: none)
 };
 

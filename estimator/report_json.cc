@@ -128,7 +128,8 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"mlp", p.mlp},
                    {"norm", p.norm},
                    {"head", p.head},
-                   {"other", p.other}}},
+                   {"other", p.other},
+                   {"mixer", p.mixer}}},
                  {"by_section", SectionsJson(e)},
                  {"stored_bytes_by_dtype", e.stored_bytes_by_dtype},
                  {"lora_adapter", e.lora_params}};
@@ -139,7 +140,9 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"sliding_layers", e.kv.sliding_layers},
                    {"latent", e.kv.latent},
                    {"cached_attention_layers", e.kv.cached_attention_layers},
-                   {"cross_bytes_per_sequence", e.kv.cross_bytes_per_sequence}};
+                   {"cross_bytes_per_sequence", e.kv.cross_bytes_per_sequence},
+                   {"state_bytes_per_sequence", e.kv.state_bytes_per_sequence},
+                   {"state_layers", e.kv.state_layers}};
   j["workload"] = {
       {"seq", e.workload.seq}, {"batch", e.workload.batch}, {"context", e.workload.context}};
 

@@ -49,6 +49,7 @@ Section Parameters(const Estimate& e) {
                          {"head", p.head}}) {
     t.rows.push_back({std::string("  ") + name, G(v)});
   }
+  if (p.mixer) t.rows.push_back({"  sequence mixers (SSM, conv)", G(p.mixer)});
   if (p.other) t.rows.push_back({"  other (modules from the checkpoint)", G(p.other)});
   for (size_t i = 0; i < e.graph.sections.size() && i < p.by_section.size(); ++i) {
     t.rows.push_back({"  part: " + e.graph.sections[i].name, G(p.by_section[i])});
@@ -89,6 +90,19 @@ Section KvCacheSection(const Estimate& e) {
            " layers use a sliding window and hold only their window)";
   }
   s.items.push_back(seq);
+  if (kv.state_layers) {
+    // A pure SSM keeps no K/V at all; a hybrid's attention layers still do.
+    const std::string mixers = std::to_string(kv.state_layers) + " of " +
+                               std::to_string(kv.layer_bytes_per_token.size()) +
+                               " layers run a state-space / linear-attention mixer";
+    s.items.push_back(mixers +
+                      (kv.cached_attention_layers ? ", whose cache is a fixed state per sequence: "
+                                                  : ": the KV cache becomes a fixed state per "
+                                                    "sequence: ") +
+                      Number(kv.state_bytes_per_sequence / 1048576, 1) +
+                      " MiB (conv + recurrent state, included above; it does not grow with the "
+                      "context)");
+  }
   return s;
 }
 

@@ -143,7 +143,7 @@ TEST(CliEstimate, BadInputIsOneClearLineAndExitTwo) {
   TempFile zero(with("num_hidden_layers", 0));
   TempFile negative(with("intermediate_size", -14336));
   TempFile absurd(with("vocab_size", 1000000000000));
-  TempFile unknown(with("model_type", "mamba"));
+  TempFile unknown(with("model_type", "rwkv"));
   TempFile array("[1, 2, 3]");
   ExpectOneLineError(Estimate({not_json.path()}), "not valid JSON");
   ExpectOneLineError(Estimate({missing.path()}), "missing required key hidden_size");
@@ -151,7 +151,7 @@ TEST(CliEstimate, BadInputIsOneClearLineAndExitTwo) {
                      "num_hidden_layers must be a positive integer, got 0");
   ExpectOneLineError(Estimate({negative.path()}), "intermediate_size must be a positive integer");
   ExpectOneLineError(Estimate({absurd.path()}), "vocab_size 1000000000000 is absurd");
-  ExpectOneLineError(Estimate({unknown.path()}), "unsupported architecture: model_type \"mamba\"");
+  ExpectOneLineError(Estimate({unknown.path()}), "unsupported architecture: model_type \"rwkv\"");
   ExpectOneLineError(Estimate({array.path()}), "not a JSON object");
   ExpectOneLineError(Estimate({"/nonexistent/config.json"}), "cannot open");
   ExpectOneLineError(Estimate({}), "missing CONFIG.json");

@@ -47,8 +47,8 @@ TEST(EstimateStep, AConfigTheEstimatorCannotReadIsRecordedUnavailableWithTheReas
     EXPECT_EQ(out.record->estimate["schema"], store::kUnavailableEstimateSchema);
     EXPECT_EQ(out.record->params_total, 0u);
   }
-  EXPECT_NE(EstimateSnapshot("acme/odd", WithConfig(R"({"model_type": "mamba"})"))
-                .skipped_because.find("unsupported architecture: model_type \"mamba\""),
+  EXPECT_NE(EstimateSnapshot("acme/odd", WithConfig(R"({"model_type": "rwkv"})"))
+                .skipped_because.find("unsupported architecture: model_type \"rwkv\""),
             std::string::npos);
   // No config.json and no checkpoint: nothing to record.
   EXPECT_FALSE(EstimateSnapshot("acme/none", Snapshot{}).record);
