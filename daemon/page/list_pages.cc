@@ -32,7 +32,7 @@ void Figures(const json& e, IndexRow& row) {
     if (model.value("model_type", json()).is_string()) {
       row.family = model["model_type"].get<std::string>();
     }
-    if (row.family.empty()) row.family = "no model_type";
+    if (row.family.empty()) row.family = kNoModelTypeFamily;
   }
   const json& memory = e.value("memory", json());
   if (!memory.is_array()) return;

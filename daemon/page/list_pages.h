@@ -16,6 +16,9 @@
 
 namespace hubwatch::page {
 
+// The family of a model whose estimate names no model_type (a checkpoint without config.json).
+inline constexpr char kNoModelTypeFamily[] = "no model_type";
+
 struct IndexRow {
   std::string repo;
   std::string family;  // model_type, "unknown" without an estimate

@@ -1,6 +1,7 @@
 #include "daemon/page/model_page.h"
 
 #include "daemon/page/href.h"
+#include "daemon/page/list_pages.h"
 #include "daemon/page/sections.h"
 #include "estimator/base/text.h"
 #include "tracker/advisory/time_text.h"
@@ -52,7 +53,9 @@ Document BuildModelPage(const ModelPageInput& in) {
   const std::string name = repo.substr(repo.find('/') + 1);
   const std::string path = ModelPath(repo);
   const Estimate* e = in.estimate->estimate ? &*in.estimate->estimate : nullptr;
-  const std::string family = e ? e->graph.model_type : "unknown";
+  const std::string family = !e                          ? "unknown"
+                             : e->graph.model_type.empty() ? kNoModelTypeFamily
+                                                           : e->graph.model_type;
   Document doc;
   doc.title = name + ": GPU memory to fine-tune · hubwatch";
   doc.h1 = name + ": GPU memory to fine-tune";
