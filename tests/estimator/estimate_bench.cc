@@ -1,6 +1,7 @@
 // Estimates per second for gemma-2-9b-it (target: >= 100,000/s) and a parsed Llama config (issue
-// 29: >= 50,000/s), and the time of an estimate from a checkpoint's tensors for an architecture
-// that is not modelled (the largest: DeepSeek-V3's 92,000-tensor header). Method in BENCHMARKS.md.
+// 29: >= 50,000/s), the largest composite (Llama 4 Maverick: < 5 ms), and the time of an estimate
+// from a checkpoint's tensors for an architecture that is not modelled (the largest: DeepSeek-V3's
+// 92,000-tensor header). Method in BENCHMARKS.md.
 
 #include <benchmark/benchmark.h>
 
@@ -8,6 +9,7 @@
 
 #include "estimator/estimate.h"
 #include "estimator/report.h"
+#include "tests/estimator/llama4_config.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
@@ -67,6 +69,19 @@ void BM_EstimateParsedLlama(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateParsedLlama);
+
+// The largest composite (issue 29: < 5 ms): Llama 4 Maverick, its vision tower, projector and
+// 48-layer decoder with 128 experts in every second layer.
+void BM_EstimateLlama4Maverick(benchmark::State& state) {
+  const nlohmann::json config = testing::Llama4Config(true);
+  const EstimateInput input;
+  for (auto _ : state) {
+    Result<Estimate> e = EstimateModel(config, input);
+    benchmark::DoNotOptimize(e);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateLlama4Maverick)->Unit(benchmark::kMillisecond);
 
 // An architecture nobody models, from its checkpoint's tensors: the header written from the
 // modelled graph of `repo`, its config relabelled.
