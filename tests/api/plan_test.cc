@@ -1,4 +1,5 @@
-// Contract tests: POST /api/v1/plan (a config.json in, the estimate JSON out).
+// Contract tests: POST /api/v1/plan (a config.json or a checkpoint's header in, the estimate
+// JSON out).
 
 #include <fstream>
 #include <set>
@@ -9,12 +10,14 @@
 namespace hubwatch::api::testing {
 namespace {
 
-std::string ReadModel(const std::string& name) {
-  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) + "/models/" + name);
+std::string ReadFixture(const std::string& path) {
+  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) + "/" + path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
+
+std::string ReadModel(const std::string& name) { return ReadFixture("models/" + name); }
 
 TEST_F(ApiTest, PlanEstimatesAConfig) {
   StartServer();
@@ -35,13 +38,6 @@ TEST_F(ApiTest, PlanEstimatesAConfig) {
   const nlohmann::json r16 = Post("/api/v1/plan?lora_rank=16", config).json();
   EXPECT_GT(j["params"]["lora_adapter"].get<uint64_t>(),
             r16["params"]["lora_adapter"].get<uint64_t>());
-}
-
-std::string ReadFixture(const std::string& path) {
-  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) + "/" + path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // A checkpoint's header instead of (or beside) its config.json: the body's three other forms.

@@ -14,14 +14,14 @@
 #include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
 #include "tests/estimator/llama4_config.h"
-#include "tests/estimator/multimodal_test_util.h"
+#include "tests/estimator/composite_test_util.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
 namespace {
 
 using testing::BuildOk;
-using testing::CountsOf;
+using testing::CountsOk;
 using testing::Llama4Config;
 using testing::ReadJsonFixture;
 using testing::StoredShapes;
@@ -35,7 +35,7 @@ uint64_t TruthParams(const std::string& repo) {
 // 577 positions, two LayerNorms), projector 20,971,520, decoder 107,769,861,120.
 TEST(Llama4, ScoutMatchesTheHubCount) {
   const ModelGraph g = BuildOk(Llama4Config(false));
-  const ParamCounts c = CountsOf(g);
+  const ParamCounts c = CountsOk(g);
   EXPECT_EQ(c.total, TruthParams("meta-llama/Llama-4-Scout-17B-16E-Instruct"));
   EXPECT_EQ(c.total, 108641793536u);
   EXPECT_EQ(c.on_disk, c.total);
@@ -68,7 +68,7 @@ TEST(Llama4, ScoutMatchesTheHubCount) {
 // model and projector as Scout.
 TEST(Llama4, MaverickMatchesTheHubCount) {
   const ModelGraph g = BuildOk(Llama4Config(true));
-  const ParamCounts c = CountsOf(g);
+  const ParamCounts c = CountsOk(g);
   EXPECT_EQ(c.total, TruthParams("meta-llama/Llama-4-Maverick-17B-128E-Instruct"));
   EXPECT_EQ(c.total, 401583781376u);
   ASSERT_EQ(c.by_section.size(), 3u);
@@ -87,7 +87,7 @@ TEST(Llama4, MaverickMatchesTheHubCount) {
 TEST(Llama4, TextModelCountsOneRoutedExpertActive) {
   nlohmann::json text = Llama4Config(false)["text_config"];
   text["architectures"] = {"Llama4ForCausalLM"};
-  const ParamCounts c = CountsOf(BuildOk(text));
+  const ParamCounts c = CountsOk(BuildOk(text));
   EXPECT_EQ(c.total, 107769861120u);
   EXPECT_EQ(c.active, 17172894720u);
 }

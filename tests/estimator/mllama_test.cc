@@ -11,14 +11,14 @@
 
 #include "estimator/architectures.h"
 #include "estimator/kv_cache.h"
-#include "tests/estimator/multimodal_test_util.h"
+#include "tests/estimator/composite_test_util.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
 namespace {
 
 using testing::BuildOk;
-using testing::CountsOf;
+using testing::CountsOk;
 using testing::ReadJsonFixture;
 using testing::StoredShapes;
 
@@ -59,7 +59,7 @@ nlohmann::json Mllama11B() {
 // scalar gates), projector 7680 -> 4096 with bias 31,461,376: 10,670,220,835 in all.
 TEST(Mllama, Llama32VisionMatchesTheHubCount) {
   const ModelGraph g = BuildOk(Mllama11B());
-  const ParamCounts c = CountsOf(g);
+  const ParamCounts c = CountsOk(g);
   const nlohmann::json truth = ReadJsonFixture("models/truth-multimodal-ssm.json");
   EXPECT_EQ(c.total, truth.at("_counts_without_config")
                          .at("meta-llama/Llama-3.2-11B-Vision-Instruct")

@@ -13,7 +13,7 @@
 #include "estimator/architectures.h"
 #include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
-#include "tests/estimator/tower_test_util.h"
+#include "tests/estimator/composite_test_util.h"
 
 namespace hubwatch {
 namespace {

@@ -12,14 +12,14 @@
 #include "estimator/checkpoint_graph.h"
 #include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
-#include "tests/estimator/multimodal_test_util.h"
+#include "tests/estimator/composite_test_util.h"
 #include "tests/estimator/test_util.h"
 
 namespace hubwatch {
 namespace {
 
 using testing::BuildOk;
-using testing::CountsOf;
+using testing::CountsOk;
 using testing::HeaderOf;
 using testing::ModelConfigPath;
 using testing::ReadJsonFixture;
@@ -38,7 +38,7 @@ uint64_t TruthParams(const std::string& repo) {
 TEST(QwenVl, Qwen2VlMatchesThePublishedCount) {
   const std::string repo = "erax-ai/EraX-VL-2B-V1.5";
   const ModelGraph g = BuildOk(Config(repo));
-  const ParamCounts c = CountsOf(g);
+  const ParamCounts c = CountsOk(g);
   EXPECT_EQ(c.total, TruthParams(repo));
   EXPECT_EQ(c.total, 2208985600u);
   EXPECT_EQ(c.on_disk, c.total);  // tied head not stored, rotary buffers not saved
@@ -69,7 +69,7 @@ TEST(QwenVl, Qwen2VlMatchesThePublishedCount) {
 TEST(QwenVl, Qwen25VlMatchesThePublishedCount) {
   const std::string repo = "huihui-ai/Qwen2.5-VL-3B-Instruct-abliterated";
   const ModelGraph g = BuildOk(Config(repo));
-  const ParamCounts c = CountsOf(g);
+  const ParamCounts c = CountsOk(g);
   EXPECT_EQ(c.total, TruthParams(repo));
   EXPECT_EQ(c.total, 3754622976u);
   ASSERT_EQ(c.by_section.size(), 3u);
@@ -104,7 +104,7 @@ TEST(QwenVl, ReadsTextConfigWhenNested) {
   nested["text_config"].erase("vision_config");
   nested["text_config"].erase("tie_word_embeddings");
   nested["text_config"]["model_type"] = "qwen2_5_vl_text";
-  EXPECT_EQ(CountsOf(BuildOk(nested)).total, 3754622976u);
+  EXPECT_EQ(CountsOk(BuildOk(nested)).total, 3754622976u);
 }
 
 // The checkpoint a Qwen2-VL graph describes, read back: every tensor matches, the rank-5 Conv3d
@@ -123,7 +123,7 @@ TEST(QwenVl, ItsOwnCheckpointMatchesTensorByTensor) {
   EXPECT_EQ(e->checkpoint->delta, 0);
   Result<ModelGraph> read = BuildGraphFromCheckpoint({HeaderOf(g)}, nullptr);
   ASSERT_TRUE(read.ok()) << read.error().message;
-  EXPECT_EQ(CountsOf(*read).total, 2208985600u);
+  EXPECT_EQ(CountsOk(*read).total, 2208985600u);
   EXPECT_EQ(StoredShapes(*read).at("visual.patch_embed.proj.weight"),
             (std::vector<int64_t>{1280, 3, 2, 14, 14}));
 }

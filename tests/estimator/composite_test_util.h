@@ -1,7 +1,8 @@
 #pragma once
 
-// What vision_test.cc and multimodal_test.cc share: building a fixture's graph, and its tensors
-// by checkpoint name for checking names and shapes.
+// What the tests of towers and composite models share (vision_test.cc, multimodal_test.cc,
+// qwen_vl_test.cc, llama4_test.cc, mllama_test.cc): building a graph that must build, its counts,
+// and its tensors by checkpoint name for checking names and shapes.
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,15 @@ inline ParamCounts CountsOk(const ModelGraph& g) {
   Result<ParamCounts> c = CountParameters(g);
   EXPECT_TRUE(c.ok());
   return c.ok() ? *c : ParamCounts{};
+}
+
+// Every tensor the reference checkpoint stores, names expanded: name -> shape.
+inline std::map<std::string, std::vector<int64_t>> StoredShapes(const ModelGraph& g) {
+  std::map<std::string, std::vector<int64_t>> out;
+  ForEachTensor(g, [&](const std::string& name, const TensorSpec& spec, int64_t) {
+    if (spec.stored) out.emplace(name, spec.shape.ToVector());
+  });
+  return out;
 }
 
 struct NamedTensor {
