@@ -132,9 +132,16 @@ std::string PartsClause(const Estimate& e) {
 Tile KvTile(const Estimate& e) {
   if (!e.graph.decodes) return {"KV cache", "none", "reads its input in one pass"};
   if (e.kv.cached_attention_layers == 0 && e.kv.cross_bytes_per_sequence == 0) {
+    if (e.kv.state_bytes_per_sequence > 0) {  // a state-space model: no cache grows
+      return {"State per sequence", Gb(e.kv.state_bytes_per_sequence),
+              "fixed: it does not grow with the context"};
+    }
     return {"KV cache", "not counted", "no attention layer is known"};
   }
   std::string note = "at " + G(static_cast<uint64_t>(e.kv.context)) + " tokens";
+  if (e.kv.state_bytes_per_sequence > 0) {
+    note += ", " + Gb(e.kv.state_bytes_per_sequence) + " of it the mixers' fixed state";
+  }
   if (e.kv.cross_bytes_per_sequence > 0) {
     note += ", " + Gb(e.kv.cross_bytes_per_sequence) + " of it cross-attention";
   }

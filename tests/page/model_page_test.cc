@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "daemon/page/render.h"
+#include "daemon/page/sections.h"
 #include "estimator/format.h"
 #include "tests/page/page_env.h"
 #include "tests/page/page_fixture.h"
@@ -108,6 +110,23 @@ TEST_F(ModelPageTest, AMultimodalModelShowsItsParts) {
     EXPECT_NE(html.find(Grouped(e.params.by_section[i])), std::string::npos) << i;
   }
   EXPECT_EQ(sum, e.params.total);
+}
+
+// A state-space model keeps a fixed state per sequence instead of a growing cache: the tile says
+// so, with the state's size, at any context.
+TEST(ModelPageSections, AStateSpaceModelShowsItsFixedStateNotACache) {
+  std::ifstream in(std::string(HUBWATCH_FIXTURES_DIR) +
+                   "/models/mlx-community__mamba-2.8b-hf-f32.config.json");
+  const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<Estimate> e = EstimateModelFromText(config, {});
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_GT(e->kv.state_bytes_per_sequence, 0);
+  Document doc;
+  doc.sections.push_back(MemorySection(*e));
+  const std::string html = RenderHtml(doc);
+  ExpectInOrder(html, {"State per sequence", Gb(e->kv.state_bytes_per_sequence),
+                       "fixed: it does not grow with the context"});
+  EXPECT_EQ(html.find("not counted"), std::string::npos);
 }
 
 // A repo with safetensors and no config.json: every number says it comes from the tensors.
