@@ -195,8 +195,10 @@ TEST(Ssm, JambaLayersFollowTheirPeriods) {
 }
 
 TEST(Ssm, BambaMamba2WithThreeAttentionLayers) {
+  // Only "9.78B" is published (transformers' BambaConfig docs): the count must round to it.
   const Estimate e = EstimateRepo("ibm-fms/Bamba-9B");
-  ExpectTotal(e, "ibm-fms/Bamba-9B");
+  EXPECT_NEAR(static_cast<double>(e.params.total),
+              Truth("ibm-fms/Bamba-9B").at("published_rounded").get<double>(), 5e6);
   const ModelGraph& g = e.graph;
   const StoredTensors t(g);
   EXPECT_EQ(e.kv.cached_attention_layers, 3);
