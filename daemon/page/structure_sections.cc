@@ -52,8 +52,9 @@ Section StructureSection(const Estimate& e) {
   const std::string tokens = G(static_cast<uint64_t>(context));
   Section s{"structure", "Structure", {}};
   s.blocks.push_back(
-      Paragraph{{Text(g.family + " Output shapes per sequence at the config's maximum context of " +
-                      tokens + " tokens.")}});
+      Paragraph{{Text(g.family + (g.family.ends_with('.') ? " " : ". ") +
+                      "Output shapes per sequence at the config's maximum context of " + tokens +
+                      " tokens.")}});
   if (!g.notes.empty()) {
     // The estimator's notes: defaults it used, what it assumed, what it could not read. Few,
     // each built from clipped config values.
