@@ -264,6 +264,11 @@ void BuildFamily(const LlamaFamily& f, ConfigReader& config, ModelGraph& g) {
       break;
   }
   g.family = f.family;
+  if (!f.dtype_default.empty() && !config.Find({"torch_dtype", "dtype"})) {
+    g.dtype = f.dtype_default;
+    config.Note("torch_dtype absent: " + std::string(f.dtype_default) +
+                ", what this architecture's released checkpoints store");
+  }
   g.vocab = d.vocab;
   g.hidden = d.hidden;
   g.base_prefix = "model.";

@@ -84,7 +84,8 @@ const LlamaFamily kMoreFamilies[] = {
      .sliding = Sliding::kAlternate,
      .sliding_window_default = 128,
      .moe = Moe::kGptOss,
-     .attention_sinks = true},
+     .attention_sinks = true,
+     .dtype_default = "BF16"},
 };
 
 // Glm4MoeMTP: num_nextn_predict_layers layers after the last decoder layer, each a copy of the

@@ -92,6 +92,9 @@ struct LlamaFamily {
   bool fused_gate_up = false;    // glm, glm4: mlp.gate_up_proj [2 * inter, hidden], down_proj
   bool attention_sinks = false;  // gpt_oss: self_attn.sinks [heads], one learned logit a head
   bool head_bias_flag = false;   // phimoe: "lm_head_bias" (default false) biases lm_head
+  // The dtype the released checkpoints store when config.json names none ("BF16" for gpt_oss,
+  // whose configs have no torch_dtype); empty: transformers' float32 default.
+  std::string_view dtype_default = {};
 };
 
 // What BuildFamily read from config.json, for the builders of one family's nodes.

@@ -14,6 +14,7 @@
 #include "estimator/architectures.h"
 #include "estimator/checkpoint.h"
 #include "estimator/checkpoint_graph.h"
+#include "estimator/estimate.h"
 #include "estimator/kv_cache.h"
 #include "tests/estimator/test_util.h"
 
@@ -101,6 +102,14 @@ TEST(DecodersMore, GptOss20bIsTheIndexTensorByTensor) {
   EXPECT_EQ(c.total, truth.at("params").get<uint64_t>());
   EXPECT_EQ(c.total + c.extra_on_disk, truth.at("hub_safetensors_total").get<uint64_t>());
   EXPECT_EQ(StoredBytes(g), truth.at("index_total_size_bytes").get<uint64_t>());
+  // The same through the estimate, whose bytes follow the graph's dtype: BF16 outside the
+  // experts, though the config names no torch_dtype.
+  EXPECT_EQ(g.dtype, "BF16");
+  Result<Estimate> e = EstimateModel(ReadJsonFixture(ModelConfigPath("openai/gpt-oss-20b")), {});
+  ASSERT_TRUE(e.ok());
+  uint64_t estimate_bytes = 0;
+  for (const auto& [dtype, bytes] : e->stored_bytes_by_dtype) estimate_bytes += bytes;
+  EXPECT_EQ(estimate_bytes, truth.at("index_total_size_bytes").get<uint64_t>());
   EXPECT_EQ(c.embedding + c.attention + c.mlp + c.norm + c.head, c.total);
   // top-4 of 32 experts, each 2880 x 5760 + 5760 + 2880 x 2880 + 2880 parameters, 24 layers.
   EXPECT_EQ(c.total - c.active, uint64_t{24} * 28 * (2880 * 5760 + 5760 + 2880 * 2880 + 2880));
