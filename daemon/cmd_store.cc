@@ -62,6 +62,15 @@ int History(const Args& args, std::ostream& out, std::ostream& err) {
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "history", opened.error());
   store::Store& store = *opened->store;
+  // An untracked repo is an answer of its own (exit 1), not an empty history.
+  Result<std::optional<store::RepoRecord>> tracked = store.repos().GetRepo(positional[0]);
+  if (!tracked.ok()) return Fail(err, "history", tracked.error());
+  if (!tracked->has_value()) {
+    return Fail(err, "history",
+                Error::Unsupported(Clip(positional[0]) +
+                                   " is not tracked: add it to the configuration's repos, or "
+                                   "POST /api/v1/repos {\"id\": \"...\"} to a running daemon"));
+  }
   Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(positional[0]);
   if (!revs.ok()) return Fail(err, "history", revs.error());
   nlohmann::json list = nlohmann::json::array();
@@ -81,7 +90,7 @@ int History(const Args& args, std::ostream& out, std::ostream& err) {
   }
   if (flags.json) out << Dump(list) << "\n";
   if (!flags.json && revs->empty()) {
-    out << "no revisions recorded for " << EscapeForTerminal(positional[0]) << "\n";
+    out << EscapeForTerminal(positional[0]) << " is tracked; no revision is recorded yet\n";
   }
   return 0;
 }

@@ -123,6 +123,26 @@ TEST_F(CliStoreTest, ErrorsQuoteArgumentsClippedAndEscaped) {
   }
 }
 
+// history of a repo hubwatch does not track fails (exit 1) and says how to track it; a tracked
+// repo without revisions yet is an empty history (exit 0).
+TEST_F(CliStoreTest, HistoryOfAnUntrackedRepoIsAnError) {
+  const Outcome untracked = Run(RunHistory, {"nobody/nothing"});
+  EXPECT_EQ(untracked.code, 1);
+  EXPECT_EQ(untracked.err,
+            "hubwatch history: nobody/nothing is not tracked: add it to the configuration's repos, "
+            "or POST /api/v1/repos {\"id\": \"...\"} to a running daemon\n");
+  EXPECT_EQ(Run(RunHistory, {"nobody/nothing", "--json"}).code, 1);
+  {
+    Result<std::unique_ptr<store::Store>> store =
+        store::Store::Open((dir_ / "hubwatch.db").string());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->repos().AddRepo({.id = "acme/new", .refs = {"main"}}).ok());
+  }
+  const Outcome fresh = Run(RunHistory, {"acme/new"});
+  EXPECT_EQ(fresh.code, 0);
+  EXPECT_EQ(fresh.out, "acme/new is tracked; no revision is recorded yet\n");
+}
+
 TEST_F(CliStoreTest, JsonOutputKeepsTheTextExactly) {
   const Outcome o = Run(RunHistory, {kRepo, "--json"});
   ASSERT_EQ(o.code, 0) << o.err;
