@@ -214,17 +214,24 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
   if (flags.help) {
     out << "usage: hubwatch show REPO@REVISION --config FILE [--json]\n\n"
            "One revision: commit, files, every change with its details, the estimate, advisories.\n"
-           "REVISION may be a prefix of the sha.\n";
+           "REVISION: a tracked ref (main, a tag) at its head as hubwatch last saw it, or a\n"
+           "prefix of the sha.\n";
     return 0;
   }
   const size_t at = positional.size() == 1 ? positional[0].find('@') : std::string::npos;
   if (at == std::string::npos) {
     return Fail(err, "show", Error::InvalidInput("needs REPO@REVISION"));
   }
-  const std::string repo = positional[0].substr(0, at), prefix = positional[0].substr(at + 1);
+  const std::string repo = positional[0].substr(0, at);
+  std::string prefix = positional[0].substr(at + 1);
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "show", opened.error());
   store::Store& store = *opened->store;
+  // A ref hubwatch tracks names its head; anything else is a sha prefix.
+  if (Result<std::optional<std::string>> head = store.repos().GetRefHead(repo, prefix);
+      head.ok() && head->has_value()) {
+    prefix = **head;
+  }
   Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(repo);
   if (!revs.ok()) return Fail(err, "show", revs.error());
   const store::RevisionRecord* rev = nullptr;

@@ -143,6 +143,21 @@ TEST_F(CliStoreTest, HistoryOfAnUntrackedRepoIsAnError) {
   EXPECT_EQ(fresh.out, "acme/new is tracked; no revision is recorded yet\n");
 }
 
+// show takes a tracked ref's name as well as a sha prefix.
+TEST_F(CliStoreTest, ShowTakesARefName) {
+  {
+    Result<std::unique_ptr<store::Store>> store =
+        store::Store::Open((dir_ / "hubwatch.db").string());
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->repos().SetRefHead(kRepo, "main", kSha, 1767225600).ok());
+  }
+  const Outcome by_ref = Run(RunShow, {std::string(kRepo) + "@main", "--json"});
+  ASSERT_EQ(by_ref.code, 0) << by_ref.err;
+  const Outcome by_sha = Run(RunShow, {std::string(kRepo) + "@" + kSha, "--json"});
+  EXPECT_EQ(by_ref.out, by_sha.out);
+  EXPECT_EQ(Run(RunShow, {std::string(kRepo) + "@nobranch"}).code, 2);
+}
+
 TEST_F(CliStoreTest, JsonOutputKeepsTheTextExactly) {
   const Outcome o = Run(RunHistory, {kRepo, "--json"});
   ASSERT_EQ(o.code, 0) << o.err;
