@@ -3,6 +3,8 @@
 // workload like `hubwatch estimate`'s flags:
 //   ?seq=2048&batch=1&context=4096&lora_rank=16&cards=a100-80gb,h100&preset=hubwatch
 // The answer is the estimate JSON (hubwatch.estimate/1, schema/estimate.schema.json).
+// GET /api/v1/cards: the cards `cards=` (here, on .../estimate and the /plan form) and `--cards`
+// take, with the figures the fit and cost tables assume for each.
 
 #include <nlohmann/json.hpp>
 
@@ -73,9 +75,30 @@ void Plan(const HttpRequest& request, Respond respond) {
   respond(std::move(reply));
 }
 
+void Cards(Respond respond) {
+  nlohmann::json cards = nlohmann::json::array();
+  for (const Card& c : KnownCards()) {
+    cards.push_back({{"id", c.id},
+                     {"name", c.name},
+                     {"memory_gb", c.memory_gb},
+                     {"bf16_tflops", c.bf16_tflops},
+                     {"usd_per_hour", c.usd_per_hour}});
+  }
+  HttpReply reply;
+  reply.body = nlohmann::json{{"cards", std::move(cards)},
+                              {"custom", "id=MEMORY_GB:TFLOPS:USD_PER_HOUR"},
+                              {"max_cards", kMaxCards}}
+                   .dump();
+  respond(std::move(reply));
+}
+
 }  // namespace
 
 void RegisterPlanRoute(Router& router, const ApiContext& ctx) {
+  router.Add({"GET", "/api/v1/cards",
+              [](const HttpRequest&, const PathParams&, Respond respond) {
+                Cards(std::move(respond));
+              }});
   router.Add({.method = "POST",
               .pattern = "/api/v1/plan",
               .handler = [](const HttpRequest& request, const PathParams&,

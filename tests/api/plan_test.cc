@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "estimator/hardware.h"
 #include "tests/api/api_env.h"
 
 namespace hubwatch::api::testing {
@@ -84,6 +85,26 @@ TEST_F(ApiTest, PlanEstimatesFromASafetensorsHeader) {
     HttpResponse r = Post("/api/v1/plan", bad);
     EXPECT_EQ(r.status, 400) << bad << " " << r.body;
   }
+}
+
+// The card ids the cards= parameter takes, each with what the fit and cost tables assume.
+TEST_F(ApiTest, CardsListsWhatCardsTakes) {
+  StartServer();
+  HttpResponse r = Get("/api/v1/cards");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const nlohmann::json j = r.json();
+  ASSERT_EQ(j["cards"].size(), KnownCards().size());
+  std::string ids;
+  for (const auto& card : j["cards"]) {
+    ids += (ids.empty() ? "" : ",") + card["id"].get<std::string>();
+    EXPECT_GT(card["memory_gb"].get<double>(), 0);
+  }
+  EXPECT_EQ(j["max_cards"], kMaxCards);
+  // Every id listed is one the plan takes.
+  HttpResponse plan = Post("/api/v1/plan?cards=" + ids,
+                           ReadModel("meta-llama__Meta-Llama-3-8B.config.json"));
+  ASSERT_EQ(plan.status, 200) << plan.body.substr(0, 300);
+  EXPECT_EQ(plan.json()["fit"].size(), KnownCards().size());
 }
 
 TEST_F(ApiTest, PlanErrors) {
