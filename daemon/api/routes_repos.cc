@@ -5,6 +5,8 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/query_params.h"
+#include "daemon/page/page_data.h"
+#include "estimator/report.h"
 #include "tracker/advisory/time_text.h"
 #include "tracker/store/store.h"
 
@@ -149,6 +151,14 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   respond(HttpReply::Json(200, body));
 }
 
+// Whether the query sets any of the workload knobs PlanInputFromQuery reads.
+bool HasWorkload(const QueryParams& query) {
+  for (const char* knob : {"seq", "batch", "context", "lora_rank", "cards", "preset"}) {
+    if (query.Get(knob)) return true;
+  }
+  return false;
+}
+
 void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
                  Respond respond) {
   std::string repo, sha;
@@ -170,6 +180,26 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
         404, sha.empty() ? "no estimate for " + repo + " yet" : "no estimate for revision " + sha));
   }
   const store::EstimateRecord& r = **e;
+  // The user's own workload (seq, batch, context, lora_rank, cards, preset, as POST /api/v1/plan
+  // takes them): the revision estimated again from its stored config and headers.
+  if (HasWorkload(query)) {
+    Result<EstimateInput> input = PlanInputFromQuery(query);
+    if (!input.ok()) return respond(BadRequest(input.error().message));
+    Result<page::RevisionEstimate> again = page::EstimateRevision(ctx.reads(), repo, r.sha, *input);
+    if (!again.ok()) return respond(StoreFailure(again.error()));
+    if (!again->estimate) return respond(HttpReply::Error(422, again->unavailable));
+    const Estimate& fresh = *again->estimate;
+    nlohmann::json body = {{"repo", repo},
+                           {"revision", r.sha},
+                           {"params_total", fresh.params.total},
+                           {"params_active", fresh.params.active},
+                           {"kv_bytes_per_token", fresh.kv.bytes_per_token},
+                           {"parameter_delta", fresh.checkpoint
+                                                   ? nlohmann::json(fresh.checkpoint->parameter_delta)
+                                                   : nlohmann::json()},
+                           {"estimate", EstimateToJson(fresh)}};
+    return respond(HttpReply::Json(200, body));
+  }
   // An estimate stored before estimates were capped could be hundreds of MB: refused whole.
   size_t size = 0;
   if (!DumpJsonWithin(r.estimate, kMaxEstimateBytes, &size)) {

@@ -34,7 +34,7 @@ Result<std::vector<RevisionHistory>> LoadHistory(store::Store& store, const std:
 }
 
 Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
-                                          const std::string& sha) {
+                                          const std::string& sha, const EstimateInput& input) {
   RevisionEstimate out;
   Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, sha);
   if (!manifest.ok()) return manifest.error();
@@ -54,7 +54,7 @@ Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string
     if (!header.ok()) return header.error();
     if (header->has_value()) snapshot.headers.emplace(e->content_id(), std::move(**header));
   }
-  Result<Estimate> estimate = pipeline::EstimateOf(snapshot);
+  Result<Estimate> estimate = pipeline::EstimateOf(snapshot, input);
   if (!estimate.ok()) {
     out.unavailable = estimate.error().message;
     return out;

@@ -32,10 +32,11 @@ struct RevisionEstimate {
   std::vector<std::string> shard_files;  // the checkpoint's safetensors files, by path
 };
 
-// The estimate of `repo`@`sha` with the default workload and the hubwatch preset, from the
-// stored config.json and headers. A revision without config.json, or one the estimator refuses,
-// is a value with the reason, not an error; errors are the store's.
+// The estimate of `repo`@`sha` for `input` (default: the default workload and the hubwatch
+// preset), from the stored config.json and headers (pipeline::EstimateOf). A revision the
+// estimator cannot estimate (no config.json and no headers, a refused config and no headers) is
+// a value with the reason, not an error; errors are the store's.
 Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
-                                          const std::string& sha);
+                                          const std::string& sha, const EstimateInput& input = {});
 
 }  // namespace hubwatch::page

@@ -196,6 +196,28 @@ TEST_F(ApiTest, EstimateLatestAndByRevision) {
   ExpectError(Get(kLlamaPath + "/estimate?revision=nothex!"), 400);
 }
 
+// The user's own workload on a tracked model: the revision estimated again with it, as
+// POST /api/v1/plan would estimate its config (issue 34).
+TEST_F(ApiTest, EstimateWithTheUsersWorkload) {
+  StartServer();
+  auto latest = inspect().revisions().LatestEstimate(kLlama);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  HttpResponse r = Get(kLlamaPath + "/estimate?context=8192&batch=4&seq=1024&cards=h100,l4");
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  const nlohmann::json j = r.json();
+  EXPECT_EQ(j["revision"], (*latest)->sha);
+  EXPECT_EQ(j["params_total"], (*latest)->params_total);
+  EXPECT_EQ(j["estimate"]["workload"]["context"], 8192);
+  EXPECT_EQ(j["estimate"]["workload"]["batch"], 4);
+  EXPECT_EQ(j["estimate"]["workload"]["seq"], 1024);
+  EXPECT_EQ(j["estimate"]["fit"].size(), 2u);
+  EXPECT_EQ(j["estimate"]["kv_cache"]["context"], 8192);
+  // The stored estimate is the default workload's.
+  EXPECT_NE(Get(kLlamaPath + "/estimate").json()["estimate"]["kv_cache"]["context"], 8192);
+  ExpectError(Get(kLlamaPath + "/estimate?context=0"), 400);
+  ExpectError(Get(kLlamaPath + "/estimate?cards=warp-drive"), 400);
+}
+
 // An estimate stored before estimates were capped (or by a bug) is refused, not sent: the reply
 // would hold the whole row, and a client that does not read it would hold it in memory.
 TEST_F(ApiTest, AnOversizedStoredEstimateIsAnErrorNotTheBody) {

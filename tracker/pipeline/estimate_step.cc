@@ -72,8 +72,8 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
          HeaderIds(*before) != HeaderIds(after);
 }
 
-Result<Estimate> EstimateOf(const Snapshot& snapshot) {
-  EstimateInput input;
+Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input) {
+  input.headers.clear();
   for (const diff::ManifestEntry* e : CheckpointFiles(snapshot)) {
     auto it = snapshot.headers.find(e->content_id());
     if (it == snapshot.headers.end()) {

@@ -31,12 +31,13 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
 // is recorded as unavailable rather than stored.
 inline constexpr size_t kMaxStoredEstimateBytes = 1 << 20;
 
-// The estimate of `snapshot`: its config.json with the headers of its checkpoint files (from
-// snapshot.headers; all of them, or none: then no comparison). Without a config.json, or with
+// The estimate of `snapshot` for `input`'s workload, assumptions and cards: its config.json with
+// the headers of its checkpoint files (from snapshot.headers; all of them, or none: then no
+// comparison; input.headers is ignored). Without a config.json, or with
 // one the estimator refuses, from the checkpoint's tensors alone, the refusal noted. Errors:
 // neither a config.json nor headers (kUnsupported), or the estimator's own. The one place the
 // pipeline and the model page (which re-estimates a stored revision) build an estimate.
-Result<Estimate> EstimateOf(const Snapshot& snapshot);
+Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input = {});
 
 struct EstimateOutcome {
   // Absent only without a readable config.json. When the estimator could not run, or its
