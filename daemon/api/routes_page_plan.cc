@@ -1,5 +1,6 @@
 // "Paste a model instead": GET /plan (the form) and POST /plan (an HTML form post,
-// application/x-www-form-urlencoded: config, seq, batch, lora_rank, cards). The answer is the
+// application/x-www-form-urlencoded: config, seq, batch, lora_rank, cards; config holds what
+// POST /api/v1/plan's body may: plan_body.h). The answer is the
 // model page's sections for the posted config, without the upstream history; a config the
 // estimator refuses answers 400 with its reason next to the form, the text kept. The config is
 // held to POST /api/v1/plan's body limit and every other field to kMaxKnobBytes before any work,

@@ -108,7 +108,7 @@ Document BuildPlanPage(const PlanForm& form, const Estimate* estimate,
               "For an architecture hubwatch does not model, paste a checkpoint's safetensors "
               "header instead, or both as {\"config\": ..., \"safetensors_headers\": [...]}.")}});
   }
-  Section s{"paste", estimate ? "Paste another model" : "Your config.json", {}};
+  Section s{"paste", estimate ? "Paste another model" : "Your config.json or safetensors header", {}};
   s.blocks.push_back(form);
   if (estimate) doc.sections.push_back(CommandsSection(*estimate, {}, base_url));
   doc.sections.push_back(std::move(s));
