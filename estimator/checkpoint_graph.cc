@@ -236,12 +236,13 @@ class Builder {
                t.dtype == first.dtype;
       }
       auto add = [&](const std::string& spec_name, std::string_view full, int64_t n) {
-        TensorSpec spec = Spec(spec_name, full, *stored_.at(full), names_, quant_, built_.found);
+        const SafetensorsTensor& stored = *stored_.at(full);
+        TensorSpec spec = Spec(spec_name, full, stored, names_, quant_, built_.found);
         spec.copies = n;
         if (forced_role != TensorRole::kParameter) spec.role = forced_role;
         // Every expert in one tensor along its first dimension (gpt-oss, granitemoe): under an
         // experts module, dim 0 the config's expert count.
-        const std::vector<int64_t>& shape = stored_.at(full)->shape;
+        const std::vector<int64_t>& shape = stored.shape;
         const bool fused = n == 1 && experts_ && *experts_ > 1 && shape.size() >= 2 &&
                            shape[0] == *experts_ && rest.find("experts.") != std::string::npos;
         if ((n > 1 || fused) && spec.role == TensorRole::kParameter && top_k_) {
@@ -251,7 +252,7 @@ class Builder {
           node.moe.top_k = *top_k_;
         }
         experts_found_ |= n > 1 || fused;
-        signature.emplace_back(spec_name, stored_.at(full)->shape, stored_.at(full)->dtype, n);
+        signature.emplace_back(spec_name, stored.shape, stored.dtype, n);
         node.tensors.push_back(std::move(spec));
       };
       if (copies.front().first < 0 || fold) {

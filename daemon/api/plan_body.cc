@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "estimator/base/json_nesting.h"
-#include "estimator/formats/safetensors_header.h"
+#include "estimator/formats/safetensors_json.h"
 
 namespace hubwatch::api {
 namespace {
@@ -33,7 +33,7 @@ bool IsEnvelope(const nlohmann::json& root) {
 Result<SafetensorsHeader> HeaderAt(const nlohmann::json& header, size_t index) {
   const std::string where = std::string(kEnvelopeHeaders) + "[" + std::to_string(index) + "]";
   if (!header.is_object()) return Error::InvalidInput(where + " is not a safetensors header object");
-  Result<SafetensorsHeader> parsed = ParseSafetensorsHeader(header.dump());
+  Result<SafetensorsHeader> parsed = SafetensorsHeaderFromJson(header);
   if (!parsed.ok()) return Error::InvalidInput(where + ": " + parsed.error().message);
   return parsed;
 }
@@ -58,8 +58,8 @@ Result<Estimate> FromEnvelope(const nlohmann::json& root, EstimateInput input) {
   return EstimateModel(config, input);
 }
 
-Result<Estimate> FromHeader(std::string_view body, EstimateInput input) {
-  Result<SafetensorsHeader> header = ParseSafetensorsHeaderOrFilePrefix(body);
+// The estimate of one header alone: the model is its tensors.
+Result<Estimate> FromHeader(Result<SafetensorsHeader> header, EstimateInput input) {
   if (!header.ok()) return header.error();
   input.headers.push_back(std::move(header).value());
   return EstimateModel(nlohmann::json::object(), input);
@@ -73,7 +73,9 @@ Result<Estimate> EstimatePlanBody(std::string_view body, EstimateInput input) {
     return Error::InvalidInput("the body must be a config.json or a safetensors header");
   }
   // Not JSON: the start of a .safetensors file, as `head -c` gives it.
-  if (body[start] != '{') return FromHeader(body, std::move(input));
+  if (body[start] != '{') {
+    return FromHeader(ParseSafetensorsHeaderOrFilePrefix(body), std::move(input));
+  }
   if (JsonNestsDeeperThan(body)) {
     return Error::InvalidInput("the body is nested deeper than " +
                                std::to_string(kMaxJsonNesting) + " levels");
@@ -88,7 +90,7 @@ Result<Estimate> EstimatePlanBody(std::string_view body, EstimateInput input) {
         ".safetensors file), as {\"config\": ..., \"safetensors_headers\": [...]}");
   }
   if (IsEnvelope(root)) return FromEnvelope(root, std::move(input));
-  if (LooksLikeHeader(root)) return FromHeader(body.substr(start), std::move(input));
+  if (LooksLikeHeader(root)) return FromHeader(SafetensorsHeaderFromJson(root), std::move(input));
   return EstimateModel(root, input);
 }
 

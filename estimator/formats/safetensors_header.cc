@@ -6,6 +6,7 @@
 
 #include "estimator/base/json_nesting.h"
 #include "estimator/base/text.h"
+#include "estimator/formats/safetensors_json.h"
 
 namespace hubwatch {
 namespace {
@@ -109,26 +110,12 @@ Result<uint64_t> ReadSafetensorsHeaderLength(std::string_view prefix, uint64_t m
   return length;
 }
 
-Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
-                                                 std::optional<uint64_t> file_size) {
-  if (header_json.empty() || header_json.front() != '{') {
-    return Bad("header does not start with '{'");
-  }
-  if (JsonNestsDeeperThan(header_json)) {
-    return Bad("JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-  }
-  // One more member than the cap: __metadata__.
-  if (JsonHasMoreTopLevelMembersThan(header_json, kMaxSafetensorsTensors + 1)) {
+Result<SafetensorsHeader> SafetensorsHeaderFromJson(const nlohmann::json& root) {
+  if (!root.is_object()) return Bad("header is not a JSON object");
+  if (root.size() > kMaxSafetensorsTensors + 1) {  // one more member than the cap: __metadata__
     return Bad("holds more than " + std::to_string(kMaxSafetensorsTensors) +
                " tensors, more than any released checkpoint");
   }
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(header_json.begin(), header_json.end());
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
-    return Bad("invalid JSON: " + EchoSafe(e.what()));
-  }
-  if (!root.is_object()) return Bad("header is not a JSON object");
 
   SafetensorsHeader header;
   std::vector<std::pair<uint64_t, const std::string*>> by_offset;
@@ -165,10 +152,34 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
   }
   header.data_size = expected_begin;
 
+  return header;
+}
+
+Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view header_json,
+                                                 std::optional<uint64_t> file_size) {
+  if (header_json.empty() || header_json.front() != '{') {
+    return Bad("header does not start with '{'");
+  }
+  if (JsonNestsDeeperThan(header_json)) {
+    return Bad("JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
+  }
+  // One more member than the cap: __metadata__.
+  if (JsonHasMoreTopLevelMembersThan(header_json, kMaxSafetensorsTensors + 1)) {
+    return Bad("holds more than " + std::to_string(kMaxSafetensorsTensors) +
+               " tensors, more than any released checkpoint");
+  }
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(header_json.begin(), header_json.end());
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
+    return Bad("invalid JSON: " + EchoSafe(e.what()));
+  }
+  Result<SafetensorsHeader> header = SafetensorsHeaderFromJson(root);
+  if (!header.ok()) return header;
   if (file_size) {
     const uint64_t needed = 8 + header_json.size();
-    if (*file_size < needed || *file_size - needed < header.data_size) {
-      return Bad("data region of " + std::to_string(header.data_size) +
+    if (*file_size < needed || *file_size - needed < header->data_size) {
+      return Bad("data region of " + std::to_string(header->data_size) +
                  " bytes does not fit in a file of " + std::to_string(*file_size) + " bytes");
     }
   }
