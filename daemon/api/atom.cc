@@ -13,6 +13,14 @@ namespace {
 // tag: URIs (RFC 4151) keep entry ids stable whatever host serves the feed.
 constexpr const char kTagPrefix[] = "tag:hubwatch,2024:";
 
+// History (committed before the repo was tracked): published, but not news.
+bool IsBackfill(const nlohmann::json& osv) {
+  const auto specific = osv.find("database_specific");
+  if (specific == osv.end() || !specific->is_object()) return false;
+  const auto backfill = specific->find("backfill");
+  return backfill != specific->end() && backfill->is_boolean() && backfill->get<bool>();
+}
+
 std::string Text(const nlohmann::json& osv, const char* key) {
   if (!osv.is_object() || !osv.contains(key) || !osv[key].is_string()) return "";
   return osv[key].get<std::string>();
@@ -66,6 +74,9 @@ std::string RenderAtomFeed(const std::vector<store::AdvisoryRecord>& newest_firs
     Link(out, "related", "text/html", options.hub_url + "/" + a.repo + "/commit/" + a.sha);
     out += "<category term=\"" + XmlEscape(a.kind) + "\" label=\"" + XmlEscape(KindLabel(a.kind)) +
            "\"/>\n";
+    if (IsBackfill(a.osv)) {
+      out += "<category term=\"backfill\" label=\"committed before the repo was tracked\"/>\n";
+    }
     if (a.withdrawn) Element(out, "summary", "Withdrawn " + *a.withdrawn, " type=\"text\"");
     Element(out, "content", Text(a.osv, "details"), " type=\"text\"");
     out += "</entry>\n";

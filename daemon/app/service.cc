@@ -237,7 +237,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   // The listing hint and the derivatives' watch as `config` says (started, renewed, stopped).
   void StartBackgroundReads(const service::DaemonConfig& config) {
     ApplyListing(listing_, config, Parts());
-    ApplyDerivatives(derivatives_, config, Parts(), webhooks_->outbox_targets(),
+    ApplyDerivatives(derivatives_, config, Parts(), webhooks_->derivative_targets(),
                      [this] { OnPublished(); });
   }
 

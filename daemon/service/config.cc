@@ -99,7 +99,7 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
       const nlohmann::json& s = j["subscriptions"][i];
       const std::string where = "subscriptions[" + std::to_string(i) + "]";
       if (!s.is_object()) return Bad(where + " must be an object");
-      if (Status k = CheckKeys(s, where, {"url", "secret_file", "repos", "kinds", "min_impact"});
+      if (Status k = CheckKeys(s, where, {"url", "secret_file", "repos", "kinds", "min_impact", "backfill"});
           !k.ok()) {
         return k;
       }
@@ -131,6 +131,10 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
           return Bad(where + ".min_impact must be cosmetic, behavioral or breaking");
         }
         sub.min_impact = *m;
+      }
+      if (s.contains("backfill")) {
+        if (!s["backfill"].is_boolean()) return Bad(where + ".backfill must be true or false");
+        sub.backfill = s["backfill"].get<bool>();
       }
       c.subscriptions.push_back(std::move(sub));
     }

@@ -99,6 +99,7 @@ struct SubscriptionConfig {
   std::string repos = "*";         // glob over repo ids
   std::vector<std::string> kinds;  // empty: every kind
   std::string min_impact = "behavioral";
+  bool backfill = false;  // also the advisories of history (changes before the repo was tracked)
 };
 
 struct WebhookConfig {

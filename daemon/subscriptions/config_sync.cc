@@ -36,6 +36,7 @@ Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
     s.repos = e.repos;
     s.kinds = e.kinds;
     s.min_impact = *diff::ParseImpact(e.min_impact);  // CheckFilters accepted it
+    s.backfill = e.backfill;
     s.source = store::Source::kConfig;
     out.push_back(std::move(s));
   }

@@ -52,6 +52,7 @@ void SubscriptionMatcher::Reset(const std::vector<store::Subscription>& subscrip
     // A kinds list of only unknown names must not widen to "every kind".
     if (!s.kinds.empty() && f.kinds.empty()) continue;
     f.min_impact = s.min_impact;
+    f.backfill = s.backfill;
     filters->push_back(std::move(f));
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -66,7 +67,8 @@ Status SubscriptionMatcher::Refresh(store::Store& reads) {
 }
 
 std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
-                                                      const diff::Change& change) const {
+                                                      const diff::Change& change,
+                                                      bool history) const {
   std::shared_ptr<const std::vector<Filter>> filters;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -74,6 +76,7 @@ std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
   }
   std::vector<std::string> out;
   for (const Filter& f : *filters) {
+    if (history && !f.backfill) continue;
     if (static_cast<int>(change.impact) < static_cast<int>(f.min_impact)) continue;
     if (!f.kinds.empty() &&
         std::find(f.kinds.begin(), f.kinds.end(), change.kind) == f.kinds.end()) {
@@ -85,10 +88,10 @@ std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
   return out;
 }
 
-std::function<std::vector<std::string>(const std::string&, const diff::Change&)>
-SubscriptionMatcher::AsFunction() {
-  return
-      [this](const std::string& repo, const diff::Change& change) { return Targets(repo, change); };
+pipeline::OutboxTargets SubscriptionMatcher::AsFunction() {
+  return [this](const std::string& repo, const diff::Change& change, bool history) {
+    return Targets(repo, change, history);
+  };
 }
 
 size_t SubscriptionMatcher::size() const {

@@ -4,7 +4,8 @@
 // pipeline::PollerOptions::outbox_targets. A subscription matches a change when it is enabled,
 // its repo glob matches the repo id (fnmatch: * ? [..], '*' crosses '/', case-insensitive like
 // Hub ids), its kinds list is empty or names the change's kind, and the change's impact is at
-// least its min_impact. Targets are "subscription:<id>".
+// least its min_impact, and the change is not history (committed before its repo was tracked)
+// or the subscription asks for history (backfill). Targets are "subscription:<id>".
 //
 // Thread safety: every method may be called from any thread; Reset swaps the whole set at once,
 // so a call sees either the old set or the new one. The poller may call it on the store thread.
@@ -18,6 +19,7 @@
 
 #include "estimator/base/result.h"
 #include "tracker/diff/change.h"
+#include "tracker/pipeline/poller.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::subscriptions {
@@ -37,9 +39,10 @@ class SubscriptionMatcher {
   // Reloads the set from the store. On error the previous set stays.
   Status Refresh(store::Store& reads);
 
-  std::vector<std::string> Targets(const std::string& repo, const diff::Change& change) const;
+  std::vector<std::string> Targets(const std::string& repo, const diff::Change& change,
+                                   bool history) const;
   // For PollerOptions::outbox_targets. REQUIRES: the matcher outlives the function.
-  std::function<std::vector<std::string>(const std::string&, const diff::Change&)> AsFunction();
+  pipeline::OutboxTargets AsFunction();
 
   size_t size() const;
 
@@ -49,6 +52,7 @@ class SubscriptionMatcher {
     std::string repos;
     std::vector<diff::ChangeKind> kinds;
     diff::Impact min_impact = diff::Impact::kBehavioral;
+    bool backfill = false;
   };
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<Filter>> filters_ = std::make_shared<std::vector<Filter>>();

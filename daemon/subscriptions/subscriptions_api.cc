@@ -20,6 +20,7 @@ nlohmann::json ToJson(const store::Subscription& s) {
           {"repos", s.repos},
           {"kinds", s.kinds},
           {"min_impact", diff::ImpactName(s.min_impact)},
+          {"backfill", s.backfill},
           {"source", store::SourceName(s.source)},
           {"disabled", s.disabled_at.has_value()},
           {"disabled_reason", s.disabled_reason},
@@ -33,7 +34,8 @@ Result<store::Subscription> FromBody(const nlohmann::json& body, bool allow_priv
   if (!body.is_object()) return Error::InvalidInput("the body must be a JSON object");
   for (auto it = body.begin(); it != body.end(); ++it) {
     const std::string& k = it.key();
-    if (k != "url" && k != "repos" && k != "kinds" && k != "min_impact" && k != "secret") {
+    if (k != "url" && k != "repos" && k != "kinds" && k != "min_impact" && k != "secret" &&
+        k != "backfill") {
       return Error::InvalidInput("unknown key \"" + k + "\"");
     }
   }
@@ -61,6 +63,10 @@ Result<store::Subscription> FromBody(const nlohmann::json& body, bool allow_priv
   }
   if (Status ok = CheckFilters(s.repos, s.kinds, min_impact); !ok.ok()) return ok.error();
   s.min_impact = *diff::ParseImpact(min_impact);  // CheckFilters accepted it
+  if (body.contains("backfill")) {
+    if (!body["backfill"].is_boolean()) return Error::InvalidInput("backfill must be true or false");
+    s.backfill = body["backfill"].get<bool>();
+  }
   if (body.contains("secret")) {
     if (!body["secret"].is_string()) return Error::InvalidInput("secret must be a string");
     s.secret = body["secret"].get<std::string>();

@@ -85,9 +85,12 @@ void Webhooks::Stop() {
 
 api::SubscriptionsHandler* Webhooks::handler() { return &parts_->api; }
 
-std::function<std::vector<std::string>(const std::string&, const diff::Change&)>
-Webhooks::outbox_targets() {
-  return parts_->matcher.AsFunction();
+pipeline::OutboxTargets Webhooks::outbox_targets() { return parts_->matcher.AsFunction(); }
+
+store::DerivativeTargets Webhooks::derivative_targets() {
+  return [matcher = &parts_->matcher](const std::string& derivative, const diff::Change& change) {
+    return matcher->Targets(derivative, change, /*history=*/false);
+  };
 }
 
 }  // namespace hubwatch::subscriptions

@@ -24,6 +24,7 @@
 #include "daemon/service/config.h"
 #include "estimator/base/result.h"
 #include "tracker/diff/change.h"
+#include "tracker/pipeline/poller.h"
 #include "tracker/store/store.h"
 
 namespace boost::asio {
@@ -57,7 +58,9 @@ class Webhooks {
   void Stop();
 
   api::SubscriptionsHandler* handler();
-  std::function<std::vector<std::string>(const std::string&, const diff::Change&)> outbox_targets();
+  pipeline::OutboxTargets outbox_targets();
+  // A derivative's advisory is news, never history.
+  store::DerivativeTargets derivative_targets();
 
  private:
   struct Parts;

@@ -49,7 +49,8 @@ TEST(Osv, RecordHasTheRangeReferencesAndDatabaseSpecificData) {
   const nlohmann::json osv = BuildOsv(ChatTemplateChange(), Context());
   EXPECT_EQ(osv["schema_version"], kOsvSchemaVersion);
   EXPECT_EQ(osv["summary"],
-            "chat template changed in deepseek-ai/DeepSeek-R1-Distill-Qwen-7B at c4a5432");
+            "chat template changed: generation prompt now ends with <think> "
+            "(DeepSeek-R1-Distill-Qwen-7B@c4a5432)");
   const nlohmann::json& range = osv["affected"][0]["ranges"][0];
   EXPECT_EQ(range["type"], "GIT");
   EXPECT_EQ(range["repo"], "https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-7B");
@@ -66,6 +67,34 @@ TEST(Osv, RecordHasTheRangeReferencesAndDatabaseSpecificData) {
   const std::string details = osv["details"];
   EXPECT_NE(details.find("```diff\n@@ -1 +1 @@"), std::string::npos) << details;
   EXPECT_NE(details.find("impact: **behavioral**"), std::string::npos);
+}
+
+// The line a chat or pager message is built from: the key difference, what it means, where.
+TEST(Osv, TheSummaryLeadsWithTheKeyDifferenceAndItsMeaning) {
+  AdvisoryContext ctx = Context();
+  ctx.repo = "meta-llama/Meta-Llama-3-8B-Instruct";
+  diff::Change eos;
+  eos.kind = diff::ChangeKind::kGenerationConfig;
+  eos.impact = diff::Impact::kBehavioral;
+  eos.path = "generation_config.json";
+  eos.summary = "eos_token_id 128001 -> [128001, 128009]";
+  EXPECT_EQ(AdvisorySummary(eos, ctx),
+            "eos_token_id 128001 -> [128001, 128009]: generation may stop at other tokens "
+            "(Meta-Llama-3-8B-Instruct@c4a5432)");
+  // A breaking config change says so, whatever key leads.
+  diff::Change shapes = eos;
+  shapes.kind = diff::ChangeKind::kConfig;
+  shapes.impact = diff::Impact::kBreaking;
+  shapes.summary = "vocab_size 128256 -> 128257; +1 more";
+  EXPECT_EQ(AdvisorySummary(shapes, ctx),
+            "vocab_size 128256 -> 128257; +1 more: may no longer load as before "
+            "(Meta-Llama-3-8B-Instruct@c4a5432)");
+  // A long difference keeps the place: the meaning goes, then the difference is cut.
+  eos.summary = "eos_token_id " + std::string(300, '7') + " -> 2";
+  const std::string cut = AdvisorySummary(eos, ctx);
+  EXPECT_EQ(cut.size(), 120u);
+  EXPECT_EQ(cut.rfind("eos_token_id 777", 0), 0u) << cut;
+  EXPECT_NE(cut.find("... (Meta-Llama-3-8B-Instruct@c4a5432)"), std::string::npos) << cut;
 }
 
 TEST(Osv, LongSummariesAreCutAndFencesCannotBeClosedEarly) {

@@ -74,7 +74,8 @@ for run in clean killed; do
  "repos": [$repos],
  "poll": {"interval_s": 1, "settle_window_s": 0, "api_quota": 10000000, "resolvers_quota": 10000000},
  "listen": "127.0.0.1:0",
- "subscriptions": [{"url": "$receiver/$run", "secret_file": "hook.secret", "min_impact": "cosmetic"}],
+ "subscriptions": [{"url": "$receiver/$run", "secret_file": "hook.secret", "min_impact": "cosmetic",
+                    "backfill": true}],
  "webhooks": {"allow_private_targets": true, "timeout_s": 5}}
 JSON
 done

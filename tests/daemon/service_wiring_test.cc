@@ -50,7 +50,8 @@ TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
                                   .secret_file = WriteFile("hook.secret", kSecret),
                                   .repos = "google/*",
                                   .kinds = {},
-                                  .min_impact = "behavioral"});
+                                  .min_impact = "behavioral",
+                                  .backfill = true});  // the repo's whole past, as it is found
   config.webhooks.allow_private_targets = true;  // the receiver is on 127.0.0.1
   config.api.admin_token_file = WriteFile("admin.token", std::string(kAdminToken) + "\n");
   Start(config);

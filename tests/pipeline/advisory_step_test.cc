@@ -42,6 +42,9 @@ struct Introduced {
   }
 };
 
+// Tracked before every commit here: every change is news.
+constexpr int64_t kTrackedLongAgo = 0;
+
 TEST(AdvisoryStep, OneAdvisoryPerChangeWorthIt) {
   store::RevisionIngest in =
       Revision({MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBehavioral, "config.json"),
@@ -49,7 +52,7 @@ TEST(AdvisoryStep, OneAdvisoryPerChangeWorthIt) {
                 MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBreaking, "config.json")});
   Introduced introduced;
   introduced.by_path["config.json"] = std::string(40, 'c');
-  ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, kTrackedLongAgo, introduced.Lookup()).ok());
 
   ASSERT_EQ(in.advisories.size(), 2u);  // the cosmetic change is not advised
   EXPECT_EQ(introduced.asked,
@@ -80,11 +83,12 @@ TEST(AdvisoryStep, CosmeticChangesAreAdvisedWhenAskedAndTargetsComeFromTheOption
   in.revision.parents.clear();  // the first revision
   PollerOptions options;
   options.advise_cosmetic = true;
-  options.outbox_targets = [](const std::string& repo, const diff::Change& c) {
+  options.outbox_targets = [](const std::string& repo, const diff::Change& c, bool history) {
+    EXPECT_FALSE(history);
     return std::vector<std::string>{"subscription:1", repo + "/" + c.path};
   };
   Introduced introduced;
-  ASSERT_TRUE(AdviseRevision(in, options, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, options, kTrackedLongAgo, introduced.Lookup()).ok());
   ASSERT_EQ(in.advisories.size(), 1u);
   EXPECT_EQ(in.advisories[0].targets,
             (std::vector<std::string>{"subscription:1", "acme/model/README.md"}));
@@ -97,7 +101,7 @@ TEST(AdvisoryStep, AnEstimateAdvisoryCarriesItsFigures) {
   estimate.details["figures"] = {{"params_total", {{"old", 1}, {"new", 2}}}};
   store::RevisionIngest in = Revision({estimate});
   Introduced introduced;
-  ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, kTrackedLongAgo, introduced.Lookup()).ok());
   ASSERT_EQ(in.advisories.size(), 1u);
   EXPECT_EQ(in.advisories[0].osv["database_specific"]["estimate_delta"],
             estimate.details["figures"]);
@@ -108,25 +112,54 @@ TEST(AdvisoryStep, TheSettleTimeCountsFromTheCommitNeverFromTheFuture) {
   options.settle_window_s = 600;
   Introduced introduced;
   store::RevisionIngest in = Revision({});
-  ASSERT_TRUE(AdviseRevision(in, options, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, options, kTrackedLongAgo, introduced.Lookup()).ok());
   EXPECT_EQ(in.settle_at, advisory::ParseTime("2024-12-02T12:10:00Z"));
 
   in = Revision({});
   in.revision.authored_at = "2030-01-01T00:00:00Z";  // a commit date ahead of the clock
-  ASSERT_TRUE(AdviseRevision(in, options, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, options, kTrackedLongAgo, introduced.Lookup()).ok());
   EXPECT_EQ(in.settle_at, kNow + 600);
 
   in = Revision({});
   in.revision.authored_at = "";  // no date: from now
-  ASSERT_TRUE(AdviseRevision(in, options, introduced.Lookup()).ok());
+  ASSERT_TRUE(AdviseRevision(in, options, kTrackedLongAgo, introduced.Lookup()).ok());
   EXPECT_EQ(in.settle_at, kNow + 600);
+}
+
+TEST(AdvisoryStep, ACommitFromBeforeTheRepoWasTrackedIsHistory) {
+  PollerOptions options;
+  std::vector<bool> asked;
+  options.outbox_targets = [&](const std::string&, const diff::Change&, bool history) {
+    asked.push_back(history);
+    return std::vector<std::string>{"subscription:1"};
+  };
+  Introduced introduced;
+  const diff::Change change =
+      MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBehavioral, "config.json");
+  const int64_t committed = *advisory::ParseTime("2024-12-02T12:00:00Z");
+
+  // Tracked after the commit: history, published all the same and marked as such.
+  store::RevisionIngest in = Revision({change});
+  ASSERT_TRUE(AdviseRevision(in, options, committed + 1, introduced.Lookup()).ok());
+  ASSERT_EQ(in.advisories.size(), 1u);
+  EXPECT_EQ(in.advisories[0].osv["database_specific"]["backfill"], true);
+  // Tracked at the commit's second or before it: news.
+  in = Revision({change});
+  ASSERT_TRUE(AdviseRevision(in, options, committed, introduced.Lookup()).ok());
+  ASSERT_EQ(in.advisories.size(), 1u);
+  EXPECT_FALSE(in.advisories[0].osv["database_specific"].contains("backfill"));
+  EXPECT_EQ(asked, (std::vector<bool>{true, false}));
+
+  // No commit date: its first-seen time decides, which is never before tracking.
+  EXPECT_FALSE(IsHistory("", kNow, kNow));
+  EXPECT_TRUE(IsHistory("2024-01-01T00:00:00+02:00", kNow, 1704067200));  // 2024-01-01T00:00Z
 }
 
 TEST(AdvisoryStep, ALookupErrorIsTheStepsError) {
   store::RevisionIngest in =
       Revision({MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBehavioral, "broken")});
   Introduced introduced;
-  Status s = AdviseRevision(in, PollerOptions{}, introduced.Lookup());
+  Status s = AdviseRevision(in, PollerOptions{}, kTrackedLongAgo, introduced.Lookup());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "database is locked");
 }

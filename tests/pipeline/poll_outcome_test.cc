@@ -102,7 +102,7 @@ class PersistTest : public ::testing::Test {
     store::RevisionIngest in;
     in.revision = {.repo = kRepo, .sha = std::string(40, 'a'), .first_seen_at = kNow};
     in.changes = {MakeChange(diff::ChangeKind::kConfig, diff::Impact::kBehavioral, "config.json")};
-    ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, [](const diff::Change&) {
+    ASSERT_TRUE(AdviseRevision(in, PollerOptions{}, /*tracked_since=*/0, [](const diff::Change&) {
                   return Result<std::optional<std::string>>(std::nullopt);
                 }).ok());
     in.settle_at = settle_at;

@@ -61,17 +61,16 @@ TEST_F(RevisionCommitTest, TheFirstRevisionIsIngestedWithItsEstimateAndMovesTheR
   const CommittedRevision c = Commit(CommitOf(sha, "initial commit"), nullptr, first);
   ASSERT_EQ(c.error, "");
   EXPECT_TRUE(c.ingested);
-  EXPECT_GT(c.changes, 0);
-  EXPECT_EQ(c.advisories, c.changes);  // none of these changes is cosmetic
+  // The initial upload: nothing before it to change, so no change and no advisory.
+  EXPECT_EQ(c.changes, 0);
+  EXPECT_EQ(c.advisories, 0);
   EXPECT_FALSE(c.held);
   EXPECT_EQ(hooked, std::vector<std::string>{std::string(kRepo) + "@" + sha});
-  ASSERT_EQ(c.lines.size(), static_cast<size_t>(c.changes) + 1);
-  EXPECT_EQ(c.lines[0], "acme/model@1111111 \"initial commit\": " + std::to_string(c.changes) +
-                            " change(s), " + std::to_string(c.advisories) + " advisory(ies)");
+  EXPECT_EQ(c.lines, std::vector<std::string>{
+                         "acme/model@1111111 \"initial commit\": 0 change(s), 0 advisory(ies)"});
   auto advisories = store_->advisories().ListAdvisories({.repo = kRepo});
   ASSERT_TRUE(advisories.ok());
-  ASSERT_EQ(advisories->size(), static_cast<size_t>(c.advisories));
-  EXPECT_EQ(c.lines[1], "  behavioral config (config.json): file added -> " + (*advisories)[0].id);
+  EXPECT_TRUE(advisories->empty());
 
   EXPECT_EQ(store_->repos().GetRefHead(kRepo, "main").value(), sha);
   EXPECT_TRUE(store_->revisions().GetBlob(first.manifest[0].git_oid).value());
@@ -83,6 +82,23 @@ TEST_F(RevisionCommitTest, TheFirstRevisionIsIngestedWithItsEstimateAndMovesTheR
   const CommittedRevision again = Commit(CommitOf(sha, "initial commit"), nullptr, first);
   EXPECT_EQ(again.error, "");
   EXPECT_FALSE(again.ingested);
+}
+
+TEST_F(RevisionCommitTest, AnUploadAfterAnEmptyInitialCommitIsNoChangeEither) {
+  const std::string empty_sha(40, 'e'), upload_sha(40, 'f');
+  Snapshot empty;  // the Hub's "initial commit": .gitattributes alone
+  empty.sha = empty_sha;
+  empty.manifest.push_back({.path = ".gitattributes", .git_oid = GitBlobOid("*.bin lfs"), .size = 9});
+  EXPECT_FALSE(HoldsModelFiles(nullptr));
+  EXPECT_FALSE(HoldsModelFiles(&empty));
+  ASSERT_EQ(Commit(CommitOf(empty_sha, "initial commit"), nullptr, empty).error, "");
+  const Snapshot upload = WithConfig(upload_sha, R"({"model_type": "mamba", "vocab_size": 5})");
+  EXPECT_TRUE(HoldsModelFiles(&upload));
+  const CommittedRevision c = Commit(CommitOf(upload_sha, "Upload folder"), &empty, upload);
+  ASSERT_EQ(c.error, "");
+  EXPECT_TRUE(c.ingested);
+  EXPECT_EQ(c.changes, 0);
+  EXPECT_EQ(c.advisories, 0);
 }
 
 TEST_F(RevisionCommitTest, TheNextRevisionDiffsAgainstItsParentAndAHeldBurstSaysSo) {

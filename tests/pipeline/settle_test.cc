@@ -1,7 +1,8 @@
 // Settling bursts: a burst of upstream commits is ingested as it arrives, but its advisories
 // are published (seq, feeds, outbox rows) only once no commit came for the settle window.
 // fakehub replays DeepSeek-R1-Distill-Qwen-7B's history with its clock stopped where the test
-// puts it: two commits 31 minutes apart on 2025-01-20, a third on 2025-02-08.
+// puts it: the initial upload (two commits 31 minutes apart on 2025-01-20, no change to advise),
+// then a chat template change on 2025-02-08.
 
 #include <gtest/gtest.h>
 
@@ -16,10 +17,16 @@ constexpr int64_t kWindow = 600;
 
 int64_t At(const char* rfc3339) { return advisory::ParseTime(rfc3339).value(); }
 
+// The first poll ingests the initial upload (no change to advise) and settles nothing; then the
+// replay clock moves to just after the next commit, which changes the chat template.
+constexpr char kUpload[] = "2025-01-20T09:32:00Z";
+constexpr char kTemplateCommit[] = "2025-02-08T03:17:29Z";
+constexpr char kAfterTemplateCommit[] = "2025-02-08T03:20:00Z";
+
 class SettleTest : public PipelineTest {
  protected:
   void SetUp() override {
-    replay_start_ = At("2025-01-20T09:32:00Z");  // just after the burst's second commit
+    replay_start_ = At(kUpload);  // just after the initial upload's second commit
     PipelineTest::SetUp();
     Track(kRepo);
   }
@@ -27,7 +34,7 @@ class SettleTest : public PipelineTest {
   PollerOptions Options() {
     PollerOptions o;
     o.settle_window_s = kWindow;
-    o.outbox_targets = [](const std::string&, const diff::Change&) {
+    o.outbox_targets = [](const std::string&, const diff::Change&, bool) {
       return std::vector<std::string>{"subscription:1"};
     };
     return o;
@@ -41,6 +48,12 @@ class SettleTest : public PipelineTest {
     return n;
   }
 
+  // Moves the replay clock and `now_` from kUpload to `when`.
+  void AdvanceTo(const char* when) {
+    fakehub_->AdvanceReplayClock(std::chrono::seconds(At(when) - At(kUpload)));
+    now_ = At(when);
+  }
+
   std::vector<store::OutboxRow> Outbox() {
     auto rows = store_->outbox().ListDeliveries(1);
     EXPECT_TRUE(rows.ok());
@@ -49,11 +62,18 @@ class SettleTest : public PipelineTest {
 };
 
 TEST_F(SettleTest, ABurstIsAdvisedOnceItHasBeenQuietForTheWindow) {
-  const int64_t second_commit = At("2025-01-20T09:31:47Z");
-  now_ = At("2025-01-20T09:32:00Z");
+  now_ = At(kUpload);
+  PollReport upload = PollOnce(kRepo, Options());
+  ASSERT_TRUE(upload.ok) << upload.error;
+  EXPECT_EQ(upload.revisions, 2);
+  EXPECT_EQ(upload.advisories, 0);  // the initial upload is no change
+  EXPECT_FALSE(upload.settles_at.has_value());
+
+  AdvanceTo(kAfterTemplateCommit);
+  const int64_t commit = At(kTemplateCommit);
   PollReport first = PollOnce(kRepo, Options());
   ASSERT_TRUE(first.ok) << first.error;
-  EXPECT_EQ(first.revisions, 2);
+  EXPECT_EQ(first.revisions, 1);
   ASSERT_GT(first.advisories, 0);
   EXPECT_EQ(first.published, 0);
   // Recorded, held for the whole burst, invisible to readers and to webhooks.
@@ -62,19 +82,19 @@ TEST_F(SettleTest, ABurstIsAdvisedOnceItHasBeenQuietForTheWindow) {
   EXPECT_TRUE(Outbox().empty());
   auto bursts = store_->advisories().HeldBursts();
   ASSERT_EQ(bursts->size(), 1u);
-  EXPECT_EQ((*bursts)[0].settle_at, second_commit + kWindow);  // the last commit sets it
+  EXPECT_EQ((*bursts)[0].settle_at, commit + kWindow);  // from the commit's own time
   ASSERT_TRUE(first.settles_at.has_value());
-  EXPECT_EQ(*first.settles_at, second_commit + kWindow);
-  EXPECT_LE(first.next_poll_at, second_commit + kWindow);  // polled again when it settles
+  EXPECT_EQ(*first.settles_at, commit + kWindow);
+  EXPECT_LE(first.next_poll_at, commit + kWindow);  // polled again when it settles
 
   // One second early: still held.
-  now_ = second_commit + kWindow - 1;
+  now_ = commit + kWindow - 1;
   PollReport early = PollOnce(kRepo, Options());
   EXPECT_EQ(early.published, 0);
   EXPECT_EQ(Held(), first.advisories);
 
   // Settled: everything is published at once, in ingest order, with both times recorded.
-  now_ = second_commit + kWindow;
+  now_ = commit + kWindow;
   PollReport settled = PollOnce(kRepo, Options());
   ASSERT_TRUE(settled.ok) << settled.error;
   EXPECT_EQ(settled.revisions, 0);
@@ -88,12 +108,12 @@ TEST_F(SettleTest, ABurstIsAdvisedOnceItHasBeenQuietForTheWindow) {
     if (i > 0) {
       EXPECT_GT(a.seq, published[i - 1].seq);
     }
-    EXPECT_EQ(a.published, "2025-01-20T09:41:47Z");
-    EXPECT_EQ(a.osv["published"], "2025-01-20T09:41:47Z");
-    EXPECT_EQ(a.osv["modified"], "2025-01-20T09:41:47Z");
+    EXPECT_EQ(a.published, "2025-02-08T03:27:29Z");
+    EXPECT_EQ(a.osv["published"], "2025-02-08T03:27:29Z");
+    EXPECT_EQ(a.osv["modified"], "2025-02-08T03:27:29Z");
     EXPECT_EQ(a.osv["database_specific"]["ingested_at"], advisory::Rfc3339(*a.ingested_at));
     EXPECT_TRUE(a.osv["database_specific"]["committed_at"].is_string());
-    EXPECT_EQ(*a.ingested_at, At("2025-01-20T09:32:00Z"));  // when the poll ingested it
+    EXPECT_EQ(*a.ingested_at, At(kAfterTemplateCommit));  // when the poll ingested it
   }
   EXPECT_EQ(Outbox().size(), published.size());  // one delivery each, queued on publication
 
@@ -101,28 +121,14 @@ TEST_F(SettleTest, ABurstIsAdvisedOnceItHasBeenQuietForTheWindow) {
   PollReport again = PollOnce(kRepo, Options());
   EXPECT_EQ(again.published, 0);
   EXPECT_EQ(Advisories(kRepo).size(), published.size());
-
-  // The next burst, 19 days later, is held on its own and follows in seq order.
-  fakehub_->AdvanceReplayClock(
-      std::chrono::seconds(At("2025-02-08T03:20:00Z") - At("2025-01-20T09:32:00Z")));
-  now_ = At("2025-02-08T03:20:00Z");
-  PollReport next = PollOnce(kRepo, Options());
-  EXPECT_EQ(next.revisions, 1);
-  EXPECT_EQ(next.published, 0);
-  ASSERT_TRUE(next.settles_at.has_value());
-  EXPECT_EQ(*next.settles_at, At("2025-02-08T03:17:29Z") + kWindow);
-  now_ = *next.settles_at;
-  PollReport later = PollOnce(kRepo, Options());
-  EXPECT_EQ(later.published, next.advisories);
-  std::vector<store::AdvisoryRecord> all = Advisories(kRepo);
-  ASSERT_EQ(all.size(), published.size() + static_cast<size_t>(next.advisories));
-  EXPECT_GT(all.back().seq, published.back().seq);
 }
 
 TEST_F(SettleTest, AWindowOfZeroPublishesAsItIngests) {
-  now_ = At("2025-01-20T09:32:00Z");
+  now_ = At(kUpload);
   PollerOptions o = Options();
   o.settle_window_s = 0;
+  ASSERT_TRUE(PollOnce(kRepo, o).ok);
+  AdvanceTo(kAfterTemplateCommit);
   PollReport r = PollOnce(kRepo, o);
   ASSERT_GT(r.advisories, 0);
   EXPECT_EQ(r.published, r.advisories);
@@ -132,12 +138,14 @@ TEST_F(SettleTest, AWindowOfZeroPublishesAsItIngests) {
 }
 
 TEST_F(SettleTest, HeldAdvisoriesSurviveAReopenAndKeepTheirIds) {
-  now_ = At("2025-01-20T09:32:00Z");
+  now_ = At(kUpload);
+  ASSERT_TRUE(PollOnce(kRepo, Options()).ok);
+  AdvanceTo(kAfterTemplateCommit);
   PollReport first = PollOnce(kRepo, Options());
   ASSERT_GT(first.advisories, 0);
   OpenStore();  // a restart between ingest and publication
   EXPECT_EQ(Held(), first.advisories);
-  now_ = At("2025-01-20T09:50:00Z");
+  now_ = At(kTemplateCommit) + kWindow;
   PollReport settled = PollOnce(kRepo, Options());
   EXPECT_EQ(settled.published, first.advisories);
 

@@ -35,13 +35,13 @@ TEST(Matcher, RepoGlobCrossesSlashesAndIgnoresCase) {
   m.Reset({Sub(1, "*"), Sub(2, "google/*"), Sub(3, "meta-llama/Llama-3.?-8B*"),
            Sub(4, "*/gemma-[0-9]*")});
   const diff::Change c = Change(diff::ChangeKind::kConfig, diff::Impact::kBehavioral);
-  EXPECT_EQ(m.Targets("google/gemma-2-9b-it", c),
+  EXPECT_EQ(m.Targets("google/gemma-2-9b-it", c, /*history=*/false),
             (Targets{"subscription:1", "subscription:2", "subscription:4"}));
-  EXPECT_EQ(m.Targets("Google/Gemma-2-9b-it", c),
+  EXPECT_EQ(m.Targets("Google/Gemma-2-9b-it", c, /*history=*/false),
             (Targets{"subscription:1", "subscription:2", "subscription:4"}));
-  EXPECT_EQ(m.Targets("meta-llama/Llama-3.1-8B-Instruct", c),
+  EXPECT_EQ(m.Targets("meta-llama/Llama-3.1-8B-Instruct", c, /*history=*/false),
             (Targets{"subscription:1", "subscription:3"}));
-  EXPECT_EQ(m.Targets("mistralai/Mistral-7B", c), (Targets{"subscription:1"}));
+  EXPECT_EQ(m.Targets("mistralai/Mistral-7B", c, /*history=*/false), (Targets{"subscription:1"}));
 }
 
 TEST(Matcher, KindsAndMinimumImpactFilter) {
@@ -49,13 +49,13 @@ TEST(Matcher, KindsAndMinimumImpactFilter) {
   m.Reset({Sub(1, "*", {"chat_template", "tokenizer"}), Sub(2, "*", {}, diff::Impact::kBreaking),
            Sub(3, "*", {}, diff::Impact::kCosmetic),
            Sub(4, "*", {"weights"}, diff::Impact::kBreaking)});
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kChatTemplate, diff::Impact::kBehavioral)),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kChatTemplate, diff::Impact::kBehavioral), /*history=*/false),
             (Targets{"subscription:1", "subscription:3"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kCosmetic)),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kCosmetic), /*history=*/false),
             (Targets{"subscription:3"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kWeights, diff::Impact::kBreaking)),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kWeights, diff::Impact::kBreaking), /*history=*/false),
             (Targets{"subscription:2", "subscription:3", "subscription:4"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kTokenizer, diff::Impact::kCosmetic)),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kTokenizer, diff::Impact::kCosmetic), /*history=*/false),
             (Targets{"subscription:3"}));
 }
 
@@ -66,7 +66,7 @@ TEST(Matcher, DisabledAndUnreadableSubscriptionsNeverMatch) {
   SubscriptionMatcher m;
   m.Reset({disabled, unknown_kinds, Sub(4, "*")});
   EXPECT_EQ(m.size(), 1u);
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking)),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false),
             (Targets{"subscription:4"}));
 }
 
@@ -76,7 +76,7 @@ TEST(Matcher, ResetSwapsTheWholeSetWhileOtherThreadsMatch) {
   auto fn = m.AsFunction();
   std::thread reader([&] {
     for (int i = 0; i < 2000; ++i) {
-      const Targets t = fn("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking));
+      const Targets t = fn("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false);
       ASSERT_TRUE(t == Targets{"subscription:1"} ||
                   t == (Targets{"subscription:2", "subscription:3"}));
     }
@@ -100,8 +100,27 @@ TEST(Matcher, RefreshReadsTheStore) {
   ASSERT_TRUE(id.ok());
   SubscriptionMatcher m;
   ASSERT_TRUE(m.Refresh(**s).ok());
-  EXPECT_EQ(m.Targets("google/x", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking)),
+  EXPECT_EQ(m.Targets("google/x", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false),
             (Targets{SubscriptionTarget(*id)}));
+}
+
+TEST(Matcher, HistoryGoesOnlyToSubscriptionsThatAskForBackfill) {
+  Result<std::unique_ptr<Store>> s = Store::Open(":memory:");
+  ASSERT_TRUE(s.ok());
+  Subscription news = Sub(0, "*");
+  news.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  Subscription history = news;
+  history.url = "https://example.com/history";
+  history.backfill = true;
+  Result<int64_t> news_id = (*s)->outbox().AddSubscription(news);
+  Result<int64_t> history_id = (*s)->outbox().AddSubscription(history);
+  ASSERT_TRUE(news_id.ok() && history_id.ok());
+  SubscriptionMatcher m;
+  ASSERT_TRUE(m.Refresh(**s).ok());  // backfill is read back from the store
+  const diff::Change c = Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking);
+  EXPECT_EQ(m.Targets("a/b", c, /*history=*/false),
+            (Targets{SubscriptionTarget(*news_id), SubscriptionTarget(*history_id)}));
+  EXPECT_EQ(m.Targets("a/b", c, /*history=*/true), (Targets{SubscriptionTarget(*history_id)}));
 }
 
 TEST(Matcher, CheckFiltersNamesWhatIsWrong) {

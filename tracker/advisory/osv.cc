@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "estimator/base/text.h"
+#include "tracker/diff/json_text.h"
 
 namespace hubwatch::advisory {
 namespace {
@@ -192,10 +193,68 @@ std::string IdOfKey(std::string_view key) {
   return kIdPrefix + HexLower({reinterpret_cast<const char*>(digest), 8});
 }
 
+std::string Consequence(const diff::Change& c) {
+  const auto leads = [&](std::string_view key) {
+    return c.summary.rfind(key, 0) == 0 && c.summary.size() > key.size() &&
+           (c.summary[key.size()] == ' ' || c.summary[key.size()] == ':');
+  };
+  using diff::ChangeKind;
+  switch (c.kind) {
+    case ChangeKind::kConfig:
+    case ChangeKind::kGenerationConfig:
+      if (c.impact == diff::Impact::kBreaking) break;
+      if (leads("eos_token_id")) return "generation may stop at other tokens";
+      if (leads("bos_token_id")) return "prompts may start with another token";
+      if (leads("pad_token_id")) return "padded batches may change";
+      if (leads("rope_scaling") || leads("rope_theta") || leads("max_position_embeddings")) {
+        return "long-context outputs change";
+      }
+      if (leads("torch_dtype") || leads("dtype")) return "loads in another dtype";
+      if (c.kind == ChangeKind::kGenerationConfig) return "generation defaults change";
+      break;
+    case ChangeKind::kChatTemplate:
+      return "prompts render differently";
+    case ChangeKind::kSpecialTokens:
+      return "BOS/EOS/PAD resolve differently";
+    case ChangeKind::kTokenizer:
+      return "text may tokenize differently";
+    case ChangeKind::kProcessor:
+      return "inputs are preprocessed differently";
+    case ChangeKind::kWeights:
+      if (c.impact == diff::Impact::kBreaking) return "tensors added, removed or reshaped";
+      return "weights differ: outputs change";
+    case ChangeKind::kEstimate:
+      return "memory needs moved";
+    case ChangeKind::kHistory:
+      return "pinned revisions may be gone";
+    case ChangeKind::kError:
+      return "a file cannot be read";
+    case ChangeKind::kFiles:
+      break;
+  }
+  switch (c.impact) {
+    case diff::Impact::kBreaking:
+      return "may no longer load as before";
+    case diff::Impact::kBehavioral:
+      return "outputs may differ";
+    case diff::Impact::kCosmetic:
+      return "no effect on outputs";
+  }
+  return "changed";
+}
+
 std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& ctx) {
-  std::string s = What(change.kind) + " in " + ctx.repo + " at " + ShortSha(ctx.revision);
-  if (s.size() > kMaxSummary) s = s.substr(0, kMaxSummary - 3) + "...";
-  return s;
+  const size_t slash = ctx.repo.find('/');
+  const std::string name = slash == std::string::npos ? ctx.repo : ctx.repo.substr(slash + 1);
+  const std::string place = diff::OneLine(" (" + name + "@" + ShortSha(ctx.revision) + ")");
+  const std::string meaning = ": " + Consequence(change);
+  const std::string lead =
+      diff::OneLine(change.summary.empty() ? What(change.kind) : change.summary);
+  // The difference first; what it means when there is room for it; the place always, unless
+  // the repo name alone is longer than the summary may be.
+  if (lead.size() + meaning.size() + place.size() <= kMaxSummary) return lead + meaning + place;
+  if (place.size() + 20 > kMaxSummary) return diff::CutText(lead + place, kMaxSummary);
+  return diff::CutText(lead, kMaxSummary - place.size()) + place;
 }
 
 nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& ctx) {
@@ -215,6 +274,7 @@ nlohmann::json BuildOsv(const diff::Change& change, const AdvisoryContext& ctx) 
   };
   if (!ctx.committed_at.empty()) specific["committed_at"] = ctx.committed_at;
   if (ctx.estimate_delta) specific["estimate_delta"] = *ctx.estimate_delta;
+  if (ctx.backfill) specific["backfill"] = true;
   return {
       {"schema_version", kOsvSchemaVersion},
       {"id", AdvisoryId(ctx.repo, ctx.revision, c.kind, c.path, ctx.ordinal)},

@@ -5,14 +5,17 @@
 //
 //   id              x_HUBWATCH-<16 hex>: SHA-256 of repo, revision, kind, path and ordinal,
 //                   so ingesting the same history into a fresh database yields the same ids
-//   summary         "chat template changed in google/gemma-2-9b-it at 1a2b3c4"
+//   summary         the change, what it means, where; one line of at most 120 bytes:
+//                   "eos_token_id 128001 -> 128009: generation may stop at other tokens
+//                   (Meta-Llama-3-8B-Instruct@4d6c61d)"
 //   details         Markdown: what changed, its impact, the diff
 //   affected        one GIT range on https://huggingface.co/<repo>: introduced = the revision
 //                   where the replaced state first appeared (or "0"), fixed = the revision that
 //                   replaced it. No package: OSV has no Hugging Face ecosystem; the purl
 //                   pkg:huggingface/<ns>/<name>@<sha> goes in database_specific.
 //   references      the commit page (FIX), the model page (PACKAGE)
-//   database_specific {repo, revision, parent, kind, impact, path, purl, diff, estimate_delta}
+//   database_specific {repo, revision, parent, kind, impact, path, change, purl, diff,
+//                   committed_at, estimate_delta, backfill (true for history)}
 // Pure functions; thread-safe.
 
 #include <nlohmann/json.hpp>
@@ -39,6 +42,7 @@ struct AdvisoryContext {
   std::string committed_at;  // the revision's commit time as the Hub gave it ("" if unknown)
   std::string hub_url = "https://huggingface.co";
   int ordinal = 0;  // among changes of the same kind and path in the revision
+  bool backfill = false;  // committed before the repo was tracked: published, not news
   std::optional<nlohmann::json> estimate_delta;
 };
 
@@ -48,7 +52,9 @@ std::string IdOfKey(std::string_view key);
 std::string AdvisoryId(std::string_view repo, std::string_view revision, diff::ChangeKind kind,
                        std::string_view path, int ordinal);
 
-// "chat template changed in google/gemma-2-9b-it at 1a2b3c4" (at most 120 characters).
+// The summary above: the change's own summary (its most severe difference first); what that
+// kind of change means for someone pinned before it, when it fits; the repo's name and the
+// short revision. When it does not fit, the meaning goes first, then the difference is cut.
 std::string AdvisorySummary(const diff::Change& change, const AdvisoryContext& context);
 
 // The change's summary and details within diff::BoundChange's bounds, so a record takes at most

@@ -69,6 +69,21 @@ bool NoRefHead(store::Store& store, const store::RepoRecord& record) {
   return true;
 }
 
+// The commits of `list` the store does not hold yet, oldest first; `in_history` gets every
+// commit listed.
+Result<std::deque<hub::CommitInfo>> NewCommits(store::Store& store, const std::string& repo,
+                                               const hub::CommitList& list,
+                                               std::set<std::string>& in_history) {
+  std::deque<hub::CommitInfo> fresh;
+  for (auto it = list.commits.rbegin(); it != list.commits.rend(); ++it) {
+    in_history.insert(it->id);
+    Result<bool> known = store.revisions().HasRevision(repo, it->id);
+    if (!known.ok()) return known.error();
+    if (!*known) fresh.push_back(*it);
+  }
+  return fresh;
+}
+
 }  // namespace
 
 class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
@@ -149,13 +164,9 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   void OnCommits(hub::CommitList list) {
     std::set<std::string> in_history;
-    queue_.clear();
-    for (auto it = list.commits.rbegin(); it != list.commits.rend(); ++it) {
-      in_history.insert(it->id);
-      Result<bool> known = p_.store_.revisions().HasRevision(repo_, it->id);
-      if (!known.ok()) return FailLocal(known.error().message);
-      if (!*known) queue_.push_back(*it);
-    }
+    Result<std::deque<hub::CommitInfo>> fresh = NewCommits(p_.store_, repo_, list, in_history);
+    if (!fresh.ok()) return FailLocal(fresh.error().message);
+    queue_ = std::move(fresh).value();
     rewrite_.reset();
     if (!cursor_.empty() && !list.reached_stop_commit) {
       report_.history_rewritten = true;
@@ -237,7 +248,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
                                self->Base(),
                                &self->current_,
                                &self->fresh_,
-                               self->rewrite_ ? &*self->rewrite_ : nullptr};
+                               self->rewrite_ ? &*self->rewrite_ : nullptr,
+                               self->record_.added_at};
       *built = CommitRevision(self->Writer(), r, self->Now(), *self->o_);
     };
     OffloadOrRun(*o_, std::move(work), [self, built] { self->AfterCommit(*built); });

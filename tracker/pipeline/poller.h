@@ -33,6 +33,9 @@
 
 namespace hubwatch::pipeline {
 
+using OutboxTargets = std::function<std::vector<std::string>(
+    const std::string& repo, const diff::Change& change, bool history)>;
+
 struct PollerOptions {
   int64_t interval_s = 900;  // after a good poll; the base of the backoff after a failed one
   // Change hints on: a good poll is next due after this instead (0: hints off).
@@ -47,8 +50,9 @@ struct PollerOptions {
   // and every poll publishes what has settled (AdvisoryStore::PublishSettled).
   int64_t settle_window_s = 0;
   // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
-  std::function<std::vector<std::string>(const std::string& repo, const diff::Change& change)>
-      outbox_targets;
+  // `history`: its change was committed before the repo was tracked (the repo's past, which is
+  // published but notified only to those who ask for it).
+  OutboxTargets outbox_targets;
   const Clock* clock = &SystemClock();  // never null; read from the loop and the store thread
   // Test hook: runs after a revision is fetched and built, just before it is committed.
   std::function<void(const std::string& repo, const std::string& sha)> before_commit;

@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "tracker/diff/tracked_files.h"
 #include "tracker/pipeline/advisory_step.h"
 #include "tracker/pipeline/estimate_step.h"
 #include "tracker/pipeline/revision_diff.h"
@@ -18,6 +19,14 @@ std::string ChangeLine(const diff::Change& c, const std::string* advisory_id) {
 }
 
 }  // namespace
+
+bool HoldsModelFiles(const Snapshot* snapshot) {
+  if (!snapshot) return false;
+  for (const diff::ManifestEntry& e : snapshot->manifest) {
+    if (diff::RoleOfPath(e.path) != diff::FileRole::kNone) return true;
+  }
+  return false;
+}
 
 diff::Change HistoryChange(const std::string& ref, const std::string& new_head,
                            const Rewrite& rewrite) {
@@ -58,7 +67,10 @@ CommittedRevision CommitRevision(store::Store& store, const RevisionToCommit& r,
     in.changes.push_back(HistoryChange(r.ref, commit.id, *r.rewrite));
     in.rewritten_away = r.rewrite->rewritten_away;
   }
-  for (diff::Change& c : DiffSnapshots(r.base, current)) in.changes.push_back(std::move(c));
+  // The initial upload has no state before it: its files are not changes.
+  if (HoldsModelFiles(r.base)) {
+    for (diff::Change& c : DiffSnapshots(r.base, current)) in.changes.push_back(std::move(c));
+  }
 
   Result<std::optional<store::EstimateRecord>> previous = store.revisions().LatestEstimate(r.repo);
   if (!previous.ok()) return {previous.error().message};
@@ -80,7 +92,7 @@ CommittedRevision CommitRevision(store::Store& store, const RevisionToCommit& r,
     }
   }
 
-  Status advised = AdviseRevision(in, options, [&](const diff::Change& c) {
+  Status advised = AdviseRevision(in, options, r.tracked_since, [&](const diff::Change& c) {
     return store.revisions().LastChangeRevision(r.repo, diff::KindName(c.kind), c.path);
   });
   if (!advised.ok()) return {advised.error().message};

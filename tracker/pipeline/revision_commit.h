@@ -1,7 +1,8 @@
 #pragma once
 
 // Committing one revision: the store's ingest built from the commit, its snapshot and the one
-// before it (the changes of every diff engine, after a history rewrite's own change; the
+// before it (the changes of every diff engine unless it is the initial upload, after a history
+// rewrite's own change; the
 // estimate and its change; the advisories), then one Store::Ingest, which also moves the ref
 // cursor, so a crash between revisions loses nothing and repeats nothing.
 //
@@ -30,6 +31,11 @@ struct Rewrite {
   size_t new_history_length = 0;            // commits in the ref's new history
 };
 
+// Whether `snapshot` holds a file a diff engine reads. A revision whose base holds none (no
+// base: the first revision; an empty "initial commit"; a README alone) is the initial upload:
+// there is no state before it to change, so it has no change and no advisory.
+bool HoldsModelFiles(const Snapshot* snapshot);
+
 // The `history` change of `ref`, rewritten, now at `new_head`.
 diff::Change HistoryChange(const std::string& ref, const std::string& new_head,
                            const Rewrite& rewrite);
@@ -42,6 +48,7 @@ struct RevisionToCommit {
   const Snapshot* current = nullptr;
   const NewContent* fresh = nullptr;  // the content new to the store
   const Rewrite* rewrite = nullptr;   // set on the first revision of a rewritten history
+  int64_t tracked_since = 0;          // when the repo was first tracked (RepoRecord::added_at)
 };
 
 struct CommittedRevision {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kSubscriptionColumns =
     "id, url, secret, repos, kinds, min_impact, source, disabled_at, disabled_reason, "
-    "created_at, updated_at";
+    "created_at, updated_at, backfill";
 
 // The kinds column is a JSON array of strings, as AddSubscription writes it. Anything else is a
 // damaged row, an error: read as "no kinds" it would widen the subscription to every kind.
@@ -38,13 +38,14 @@ Result<Subscription> ReadSubscription(const Statement& q) {
   s.disabled_reason = q.Text(8);
   s.created_at = q.Int(9);
   s.updated_at = q.Int(10);
+  s.backfill = q.Int(11) != 0;
   return s;
 }
 
 // The fields an operator sets; two subscriptions with equal fields need no update.
 bool SameFields(const Subscription& a, const Subscription& b) {
   return a.url == b.url && a.secret == b.secret && a.repos == b.repos && a.kinds == b.kinds &&
-         a.min_impact == b.min_impact;
+         a.min_impact == b.min_impact && a.backfill == b.backfill;
 }
 
 }  // namespace
@@ -52,8 +53,8 @@ bool SameFields(const Subscription& a, const Subscription& b) {
 Result<int64_t> OutboxStore::AddSubscription(const Subscription& s) {
   HW_PREPARE(q,
              "INSERT INTO subscriptions (url, secret, repos, kinds, min_impact, source, "
-             "disabled_at, disabled_reason, created_at, updated_at) "
-             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)");
+             "disabled_at, disabled_reason, created_at, updated_at, backfill) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)");
   HW_TRY(q.Bind(1, s.url)
              .Bind(2, s.secret)
              .Bind(3, s.repos)
@@ -63,6 +64,7 @@ Result<int64_t> OutboxStore::AddSubscription(const Subscription& s) {
              .BindOptional(7, s.disabled_at)
              .Bind(8, s.disabled_reason)
              .Bind(9, s.created_at)
+             .Bind(10, int64_t{s.backfill})
              .Run("adding a subscription"));
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db_.handle()));
 }
@@ -181,13 +183,15 @@ Result<SubscriptionSync> OutboxStore::SyncConfigSubscriptions(
     for (const auto& [id, w] : plan->update) {
       HW_PREPARE(q,
                  "UPDATE subscriptions SET secret = ?2, repos = ?3, kinds = ?4, min_impact = ?5, "
-                 "disabled_at = NULL, disabled_reason = '', updated_at = ?6 WHERE id = ?1");
+                 "backfill = ?7, disabled_at = NULL, disabled_reason = '', updated_at = ?6 "
+                 "WHERE id = ?1");
       HW_TRY(q.Bind(1, id)
                  .Bind(2, w->secret)
                  .Bind(3, w->repos)
                  .Bind(4, DumpJson(nlohmann::json(w->kinds)))
                  .Bind(5, diff::ImpactName(w->min_impact))
                  .Bind(6, now)
+                 .Bind(7, int64_t{w->backfill})
                  .Run("updating a config subscription"));
     }
     sync = {.added = static_cast<int>(plan->add.size()),

@@ -27,6 +27,9 @@ struct Subscription {
   std::string repos = "*";
   std::vector<std::string> kinds{};  // change kind names; empty: every kind
   diff::Impact min_impact = diff::Impact::kBehavioral;
+  // Also the advisories of changes committed before their repo was tracked (its history);
+  // false: only what changes after tracking starts.
+  bool backfill = false;
   Source source = Source::kApi;
   std::optional<int64_t> disabled_at{};
   std::string disabled_reason{};
