@@ -9,6 +9,7 @@
 #include "tracker/advisory/osv_export.h"
 #include "estimator/base/text.h"
 #include "tracker/diff/terminal_text.h"
+#include "tracker/store/since.h"
 
 namespace hubwatch::cli {
 namespace {
@@ -36,6 +37,7 @@ nlohmann::json ChangeJson(const store::ChangeRecord& c) {
           {"path", c.change.path},
           {"summary", c.change.summary},
           {"details", c.change.details},
+          {"committed_at", c.committed_at},
           {"recorded", c.created_at}};
 }
 
@@ -102,8 +104,11 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
     return Fail(err, "changes", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch changes [REPO] --config FILE [--since TIME] [--kind KIND] [--json]\n\n"
-           "Changes recorded, oldest first. TIME: RFC 3339, a date (2024-05-01) or Unix seconds;\n"
+    out << "usage: hubwatch changes [REPO] --config FILE [--since REV|TIME] [--kind KIND] [--json]\n\n"
+           "Changes recorded, oldest first, with their commit dates.\n"
+           "--since REV   the changes after that revision of REPO (7-40 hex digits)\n"
+           "--since TIME  the changes committed at or after TIME: RFC 3339, a date (2024-05-01)\n"
+           "              or Unix seconds (the Hub's commit time, as the API's ?since=)\n"
            "KIND: config, generation_config, tokenizer, chat_template, special_tokens, weights,\n"
            "files, processor, estimate, history, error.\n";
     return 0;
@@ -118,13 +123,13 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
     }
     q.kind = flags.values["--kind"];
   }
-  if (flags.values.count("--since")) {
-    Result<int64_t> since = ParseTime(flags.values["--since"]);
-    if (!since.ok()) return Fail(err, "changes", since.error());
-    q.since = *since;
-  }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "changes", opened.error());
+  if (flags.values.count("--since")) {
+    if (Status s = store::ApplySince(*opened->store, q.repo, flags.values["--since"], q); !s.ok()) {
+      return Fail(err, "changes", s);
+    }
+  }
   Result<std::vector<store::ChangeRecord>> changes = opened->store->revisions().ListChanges(q);
   if (!changes.ok()) return Fail(err, "changes", changes.error());
   nlohmann::json list = nlohmann::json::array();
@@ -133,7 +138,8 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
       list.push_back(ChangeJson(c));
     } else {
       out << (q.repo.empty() ? EscapeForTerminal(c.repo) + "  " : "") << ShortSha(c.sha) << "  "
-          << ChangeText(c) << "\n";
+          << EscapeForTerminal(c.committed_at.empty() ? "(no date) " : c.committed_at.substr(0, 10))
+          << "  " << ChangeText(c) << "\n";
     }
   }
   if (flags.json) out << Dump(list) << "\n";
@@ -160,13 +166,20 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
       args.push_back(a);
     }
   }
-  if (Status s = ParseCommon(args, flags, positional, {"--export"}); !s.ok()) {
+  if (Status s = ParseCommon(args, flags, positional, {"--export", "--since", "--kind", "--affects"});
+      !s.ok()) {
     return Fail(err, "advisories", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch advisories [REPO] --config FILE [--json]\n"
+    out << "usage: hubwatch advisories [REPO] --config FILE [--json] [--since REV|TIME]\n"
+           "                           [--kind KIND] [--affects REV]\n"
            "                           [--export DIR [--follow-dir-symlink]]\n\n"
-           "OSV advisories, in publication order. --export writes DIR/<id>.json for each and\n"
+           "OSV advisories, in publication order.\n"
+           "--since REV|TIME  as `hubwatch changes --since`: after that revision of REPO, or\n"
+           "                  committed at or after that time\n"
+           "--affects REV     the advisories that affect revision REV of REPO (your pin): the\n"
+           "                  changes made after it to a state it has (osv.dev's \"affected\")\n"
+           "--export writes DIR/<id>.json for each and\n"
            "DIR/all.json listing {id, modified}, the layout of an OSV database export. Each file\n"
            "is written to a temporary file in DIR and renamed over the old one: a symbolic link\n"
            "at DIR/<name> is replaced, never followed. A symbolic link anywhere in DIR's path\n"
@@ -179,9 +192,29 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
                 Error::InvalidInput(std::string(kFollowDirSymlink) + " needs --export DIR"));
   }
   store::Query q;
+  if (positional.size() > 1) return Fail(err, "advisories", Error::InvalidInput("at most one REPO"));
   if (!positional.empty()) q.repo = positional[0];
+  if (flags.values.count("--kind")) {
+    diff::ChangeKind kind;
+    if (!diff::ParseKind(flags.values["--kind"], kind)) {
+      return Fail(err, "advisories",
+                  Error::InvalidInput("unknown --kind " + Clip(flags.values["--kind"])));
+    }
+    q.kind = flags.values["--kind"];
+  }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "advisories", opened.error());
+  if (flags.values.count("--since")) {
+    if (Status s = store::ApplySince(*opened->store, q.repo, flags.values["--since"], q); !s.ok()) {
+      return Fail(err, "advisories", s);
+    }
+  }
+  if (flags.values.count("--affects")) {
+    Result<std::string> pin =
+        store::ResolveRevision(*opened->store, q.repo, flags.values["--affects"]);
+    if (!pin.ok()) return Fail(err, "advisories", pin.error());
+    q.affects = *pin;
+  }
   Result<std::vector<store::AdvisoryRecord>> list = opened->store->advisories().ListAdvisories(q);
   if (!list.ok()) return Fail(err, "advisories", list.error());
   if (flags.values.count("--export")) {

@@ -51,6 +51,10 @@ HttpReply StoreFailure(const Error& error) { return HttpReply::Error(500, error.
 
 HttpReply BadRequest(const std::string& message) { return HttpReply::Error(400, message); }
 
+HttpReply FilterFailure(const Error& error) {
+  return error.code == ErrorCode::kInvalidInput ? BadRequest(error.message) : StoreFailure(error);
+}
+
 std::optional<HttpReply> RepoFromParams(const PathParams& params, std::string* repo) {
   const auto ns = params.find("ns"), name = params.find("name");
   if (ns == params.end() || name == params.end()) return BadRequest("missing repo id");
@@ -171,6 +175,7 @@ nlohmann::json ChangeJson(const store::ChangeRecord& c) {
       {"path", c.change.path},
       {"summary", c.change.summary},
       {"details", c.change.details},
+      {"committed_at", c.committed_at.empty() ? nlohmann::json() : nlohmann::json(c.committed_at)},
       {"created_at", TimeOrNull(c.created_at)},
   };
 }

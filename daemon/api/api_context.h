@@ -83,6 +83,9 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b);
 HttpReply StoreFailure(const Error& error);
 // 400 {"error": message}.
 HttpReply BadRequest(const std::string& message);
+// A filter that could not be applied: 400 when the request is at fault (InvalidInput), else
+// StoreFailure.
+HttpReply FilterFailure(const Error& error);
 
 // {ns} and {name} -> "ns/name", validated by the Hub's rules (400 when invalid).
 std::optional<HttpReply> RepoFromParams(const PathParams& params, std::string* repo);

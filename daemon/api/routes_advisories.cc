@@ -13,6 +13,7 @@
 #include "tracker/advisory/osv.h"
 #include "tracker/advisory/time_text.h"
 #include "tracker/hub/repo_id.h"
+#include "tracker/store/since.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -39,25 +40,35 @@ std::optional<HttpReply> ParseFilters(const HttpRequest& request, Filters* f) {
   return std::nullopt;
 }
 
-// ?since= a seq (the advisories after it) or a time (those modified since then).
+// ?since= a revision of ?repo= or a commit time (store/since.h); ?affects=SHA the advisories
+// whose range holds that revision of ?repo= (osv.dev's "affected"); ?after=SEQ the page after
+// that seq; ?modified_since= a time hubwatch wrote the record at or after.
 void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   Filters f;
   if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
   Result<std::optional<int64_t>> limit = f.query.Int("limit", 1, kMaxLimit);
   if (!limit.ok()) return respond(BadRequest(limit.error().message));
-  store::Query q{.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kDefaultLimit)};
+  Result<std::optional<int64_t>> after = f.query.Int("after", 0, INT64_MAX);
+  if (!after.ok()) return respond(BadRequest(after.error().message));
+  store::Query q{.repo = f.repo,
+                 .kind = f.kind,
+                 .after_seq = after->value_or(0),
+                 .limit = limit->value_or(kDefaultLimit)};
   if (std::optional<std::string> since = f.query.Get("since")) {
-    const bool seq = !since->empty() && since->find_first_not_of("0123456789") == std::string::npos;
-    std::optional<int64_t> t = advisory::ParseTime(*since);
-    if (!t) {
-      return respond(
-          BadRequest("since must be an advisory seq or a time (RFC 3339, e.g. 2024-05-01T00:00Z)"));
+    if (Status s = store::ApplySince(ctx.reads(), f.repo, *since, q); !s.ok()) {
+      return respond(FilterFailure(s.error()));
     }
-    if (seq) {
-      q.since = *t;
-    } else {
-      q.since_time = advisory::Rfc3339(*t);
-    }
+  }
+  if (std::optional<std::string> modified = f.query.Get("modified_since")) {
+    std::optional<int64_t> t = store::ParseSinceTime(*modified);
+    if (!t) return respond(BadRequest("modified_since must be a time (RFC 3339 or YYYY-MM-DD)"));
+    q.modified_since = advisory::Rfc3339(*t);
+  }
+  if (std::optional<std::string> affects = f.query.Get("affects")) {
+    if (f.repo.empty()) return respond(BadRequest("affects=SHA needs repo= (a revision is a repo's)"));
+    Result<std::string> pin = store::ResolveRevision(ctx.reads(), f.repo, *affects);
+    if (!pin.ok()) return respond(FilterFailure(pin.error()));
+    q.affects = *pin;
   }
   Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().advisories().ListAdvisories(q);
   if (!list.ok()) return respond(StoreFailure(list.error()));
@@ -71,8 +82,8 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
     if (a.osv.contains(counts)) entries.back()["derivatives"] = a.osv.at(counts);
   }
   nlohmann::json body = {{"advisories", std::move(entries)}};
-  // The cursor for the next page: ?since=<the last seq of this one>.
-  if (static_cast<int64_t>(list->size()) == q.limit) body["next_since"] = list->back().seq;
+  // The cursor for the next page: ?after=<the last seq of this one>.
+  if (static_cast<int64_t>(list->size()) == q.limit) body["next_after"] = list->back().seq;
   respond(HttpReply::Json(200, body));
 }
 
@@ -97,7 +108,7 @@ void AtomFeed(const ApiContext& ctx, const HttpRequest& request, Respond respond
   respond(std::move(reply));
 }
 
-// Resumes after Last-Event-ID (or ?since=); without either, starts with what comes next.
+// Resumes after Last-Event-ID (or ?after=SEQ); without either, starts with what comes next.
 void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   Filters f;
   if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
@@ -106,11 +117,11 @@ void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) 
   if (std::optional<std::string_view> last = request.header("last-event-id")) {
     resume = std::string(*last);
   } else {
-    resume = f.query.Get("since");
+    resume = f.query.Get("after");
   }
   if (resume) {
     std::optional<int64_t> seq = ParseEventId(*resume);
-    if (!seq) return respond(BadRequest("Last-Event-ID (or since) must be an advisory seq"));
+    if (!seq) return respond(BadRequest("Last-Event-ID (or after) must be an advisory seq"));
     start.after_seq = *seq;
   } else {
     Result<int64_t> max = ctx.reads().advisories().MaxAdvisorySeq();

@@ -8,6 +8,7 @@
 #include "daemon/page/page_data.h"
 #include "estimator/report.h"
 #include "tracker/advisory/time_text.h"
+#include "tracker/store/since.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -102,8 +103,8 @@ void GetRevision(const ApiContext& ctx, const PathParams& params, Respond respon
   respond(HttpReply::Json(200, j));
 }
 
-// ?since= a revision (7-40 hex: the changes after it) or a time (RFC 3339 or Unix seconds:
-// the changes first seen since then). All-digit text is a revision only when one matches.
+// ?since= a revision or a commit time (store/since.h); ?recorded_since= a time hubwatch
+// recorded the change at or after.
 void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
                  Respond respond) {
   std::string repo;
@@ -112,42 +113,28 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   if (auto failed = TrackedRepo(ctx, params, &repo)) return respond(std::move(*failed));
   if (auto failed = ParseQuery(request, &query)) return respond(std::move(*failed));
   if (auto failed = Limit(query, &limit)) return respond(std::move(*failed));
-  const std::string kind = query.Get("kind").value_or("");
-  if (!kind.empty()) {
-    if (auto failed = CheckKind(kind)) return respond(std::move(*failed));
+  store::Query q{.repo = repo, .kind = query.Get("kind").value_or(""), .limit = limit + 1};
+  if (!q.kind.empty()) {
+    if (auto failed = CheckKind(q.kind)) return respond(std::move(*failed));
   }
-  int64_t since_time = 0;
-  std::string since_sha;
   if (std::optional<std::string> since = query.Get("since")) {
-    const bool digits = since->find_first_not_of("0123456789") == std::string::npos;
-    const bool hex = since->find_first_not_of("0123456789abcdef") == std::string::npos;
-    const std::optional<int64_t> time = advisory::ParseTime(*since);
-    if (hex && !time) {
-      if (auto failed = ResolveRevision(ctx, repo, *since, "since", &since_sha)) {
-        return respond(std::move(*failed));
-      }
-    } else if (digits && since->size() >= 7 &&
-               !ResolveRevision(ctx, repo, *since, "since", &since_sha)) {
-      // a revision after all
-    } else if (!time) {
-      return respond(BadRequest(
-          "since must be a revision (7 to 40 hex digits) or a time (RFC 3339 or Unix seconds)"));
-    } else {
-      since_time = *time;
+    if (Status s = store::ApplySince(ctx.reads(), repo, *since, q); !s.ok()) {
+      return respond(FilterFailure(s.error()));
     }
   }
-  Result<std::vector<store::ChangeRecord>> changes =
-      !since_sha.empty()
-          ? ctx.reads().queries().ChangesAfter(repo, since_sha, kind)
-          : ctx.reads().revisions().ListChanges(
-                {.repo = repo, .kind = kind, .since = since_time, .limit = limit + 1});
+  if (std::optional<std::string> recorded = query.Get("recorded_since")) {
+    std::optional<int64_t> t = store::ParseSinceTime(*recorded);
+    if (!t) return respond(BadRequest("recorded_since must be a time (RFC 3339 or YYYY-MM-DD)"));
+    q.recorded_since = *t;
+  }
+  Result<std::vector<store::ChangeRecord>> changes = ctx.reads().revisions().ListChanges(q);
   if (!changes.ok()) return respond(StoreFailure(changes.error()));
   const bool truncated = static_cast<int64_t>(changes->size()) > limit;
   if (truncated) changes->resize(static_cast<size_t>(limit));
   nlohmann::json list = nlohmann::json::array();
   for (const store::ChangeRecord& c : *changes) list.push_back(ChangeJson(c));
   nlohmann::json body = {{"repo", repo}, {"changes", std::move(list)}, {"truncated", truncated}};
-  if (!since_sha.empty()) body["since_revision"] = since_sha;
+  if (!q.after_revision.empty()) body["since_revision"] = q.after_revision;
   respond(HttpReply::Json(200, body));
 }
 

@@ -51,7 +51,7 @@ void SseStream::Pump() {
     return;
   }
   store::Query q{
-      .repo = start_.repo, .kind = start_.kind, .since = start_.after_seq, .limit = kStreamBatch};
+      .repo = start_.repo, .kind = start_.kind, .after_seq = start_.after_seq, .limit = kStreamBatch};
   Result<std::vector<store::AdvisoryRecord>> batch =
       core_->ctx().reads().advisories().ListAdvisories(q);
   if (!batch.ok()) return Close();

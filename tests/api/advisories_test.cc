@@ -1,5 +1,6 @@
 // Contract tests: the advisory list, the Atom feed and the Server-Sent Events stream.
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -23,7 +24,7 @@ TEST_F(ApiTest, AdvisoriesBySeqWithFilters) {
     EXPECT_EQ(list[i]["summary"], all[i].osv["summary"]);
     EXPECT_EQ(list[i]["revision"], all[i].sha);
   }
-  EXPECT_FALSE(r.json().contains("next_since"));
+  EXPECT_FALSE(r.json().contains("next_after"));
 
   r = Get(std::string("/api/v1/advisories?repo=") + kMistral + "&kind=chat_template");
   ASSERT_EQ(r.status, 200);
@@ -33,21 +34,32 @@ TEST_F(ApiTest, AdvisoriesBySeqWithFilters) {
   EXPECT_EQ(r.json()["advisories"].size(), templates);
 
   // Paging by seq.
-  r = Get("/api/v1/advisories?limit=2&since=" + std::to_string(all[1].seq));
+  r = Get("/api/v1/advisories?limit=2&after=" + std::to_string(all[1].seq));
   ASSERT_EQ(r.status, 200);
   list = r.json()["advisories"];
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0]["seq"], all[2].seq);
-  EXPECT_EQ(r.json()["next_since"], all[3].seq);
+  EXPECT_EQ(r.json()["next_after"], all[3].seq);
 
-  // Since a time: modified at ingestion, so a later time finds nothing.
-  EXPECT_EQ(Get("/api/v1/advisories?since=2024-12-02T13:12:35Z").json()["advisories"].size(),
+  // The time hubwatch wrote them (at ingestion) has its own filter...
+  EXPECT_EQ(Get("/api/v1/advisories?modified_since=2024-12-02T13:12:35Z").json()["advisories"].size(),
             all.size());
-  EXPECT_EQ(Get("/api/v1/advisories?since=2024-12-03T00:00:00Z").json()["advisories"].size(), 0u);
+  EXPECT_EQ(Get("/api/v1/advisories?modified_since=2024-12-03").json()["advisories"].size(), 0u);
+  // ...while since= is the commit time, as for changes: by the revisions' own dates.
+  std::vector<std::string> committed;
+  for (const auto& a : all) committed.push_back(a.osv["database_specific"].value("committed_at", ""));
+  std::sort(committed.begin(), committed.end());
+  const std::string middle = committed[committed.size() / 2];
+  ASSERT_NE(middle, committed.front()) << "the fixtures' advisories span several commits";
+  const size_t from_middle = static_cast<size_t>(
+      committed.end() - std::lower_bound(committed.begin(), committed.end(), middle));
+  EXPECT_EQ(Get("/api/v1/advisories?since=" + middle).json()["advisories"].size(), from_middle);
 
   EXPECT_EQ(Get("/api/v1/advisories?repo=bad--repo").status, 400);
   EXPECT_EQ(Get("/api/v1/advisories?kind=nope").status, 400);
   EXPECT_EQ(Get("/api/v1/advisories?since=soon").status, 400);
+  EXPECT_EQ(Get("/api/v1/advisories?since=abcdef0").status, 400);  // a revision needs repo=
+  EXPECT_EQ(Get("/api/v1/advisories?affects=abcdef0").status, 400);
   EXPECT_EQ(Get("/api/v1/advisories?limit=-1").status, 400);
 }
 
@@ -161,13 +173,13 @@ TEST_F(ApiTest, StreamResumesAfterLastEventId) {
     EXPECT_EQ(client.WaitForEvents(expected.size()), expected) << client.received();
   }
   {
-    // From the start; ?since= works where a client cannot set headers.
-    SseClient client(port_, "/api/v1/stream?since=0");
+    // From the start; ?after= works where a client cannot set headers.
+    SseClient client(port_, "/api/v1/stream?after=0");
     EXPECT_EQ(client.WaitForEvents(all.size()).size(), all.size());
   }
   {
     // A filtered stream skips other repos' advisories, live and replayed.
-    SseClient client(port_, std::string("/api/v1/stream?since=0&repo=") + kLlama);
+    SseClient client(port_, std::string("/api/v1/stream?after=0&repo=") + kLlama);
     size_t llama = 0;
     for (const auto& a : all) llama += a.repo == kLlama;
     IngestNewRevision(kMistral, 1);
@@ -181,7 +193,7 @@ TEST_F(ApiTest, StreamResumesAfterLastEventId) {
 TEST_F(ApiTest, StreamsEndCleanlyOnStop) {
   StartServer();
   SseClient a(port_, "/api/v1/stream");
-  SseClient b(port_, "/api/v1/stream?since=0");
+  SseClient b(port_, "/api/v1/stream?after=0");
   b.WaitForEvents(1);
   StopServer();  // returns only once every session is gone (the io_context ran out of work)
   EXPECT_FALSE(RawConnection(port_).connected());

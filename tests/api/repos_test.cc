@@ -155,11 +155,16 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
     EXPECT_TRUE(c["revision"] == revs[0].sha || c["revision"] == revs[1].sha);
   }
 
-  // Since a time: everything was first seen at ingestion.
-  r = Get(kMistralPath + "/changes?since=2024-12-02T13:12:35Z");
+  // Since a time: the commit time, the day of the revision after the pin and on.
+  const std::string day_after_pin = revs[1].authored_at.substr(0, 10);
+  r = Get(kMistralPath + "/changes?since=" + day_after_pin);
   ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.json()["changes"].size(), after) << day_after_pin;
+  EXPECT_EQ(r.json()["changes"][0]["committed_at"], revs[1].authored_at);
+  // When hubwatch recorded them (all at ingestion) is a filter of its own.
+  r = Get(kMistralPath + "/changes?recorded_since=" + std::to_string(kIngestNow));
   EXPECT_EQ(r.json()["changes"].size(), all->size());
-  r = Get(kMistralPath + "/changes?since=" + std::to_string(kIngestNow + 1));
+  r = Get(kMistralPath + "/changes?recorded_since=" + std::to_string(kIngestNow + 1));
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.json()["changes"].size(), 0u);
 
@@ -170,7 +175,7 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
 
   ExpectError(Get(kMistralPath + "/changes?kind=vibes"), 400);
   ExpectError(Get(kMistralPath + "/changes?since=yesterday"), 400);
-  ExpectError(Get(kMistralPath + "/changes?since=" + std::string(12, 'e')), 404);
+  ExpectError(Get(kMistralPath + "/changes?since=" + std::string(12, 'e')), 400);
 }
 
 TEST_F(ApiTest, EstimateLatestAndByRevision) {

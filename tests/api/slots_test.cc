@@ -15,9 +15,9 @@ using std::chrono::milliseconds;
 
 bool HasHead(const std::string& s) { return s.find("\r\n\r\n") != std::string::npos; }
 
-// Opens GET /api/v1/stream?since=0 and reads the reply's head (and what follows it at once).
+// Opens GET /api/v1/stream?after=0 and reads the reply's head (and what follows it at once).
 std::string OpenStream(RawConnection& c) {
-  c.Send("GET /api/v1/stream?since=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  c.Send("GET /api/v1/stream?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   return c.ReadUntil(HasHead, milliseconds(3000));
 }
 

@@ -42,12 +42,12 @@ t0=$(now)
 deadline=$(( $(date +%s) + STEP_TIMEOUT_S ))
 while :; do
   # every advisory after seq0, paged (bounded: at most 100 pages)
-  since=$seq0; : >"$WORK/new-advisories.jsonl"
+  after=$seq0; : >"$WORK/new-advisories.jsonl"
   for _ in $(seq 100); do
-    page=$(curl -sf "$API/api/v1/advisories?since=$since&limit=1000")
+    page=$(curl -sf "$API/api/v1/advisories?after=$after&limit=1000")
     jq -c '.advisories[] | {repo, kind, seq}' <<<"$page" >>"$WORK/new-advisories.jsonl"
-    since=$(jq -r '.next_since // empty' <<<"$page")
-    [[ -z "$since" ]] && break
+    after=$(jq -r '.next_after // empty' <<<"$page")
+    [[ -z "$after" ]] && break
   done
   repos_advised=$(jq -r .repo "$WORK/new-advisories.jsonl" | sort -u | wc -l)
   (( repos_advised >= EXPECT_CHANGED )) && break

@@ -48,7 +48,7 @@ TEST_F(AdvisoryStoreTest, PublishedAdvisoriesGetConsecutiveSeqsInIngestOrder) {
   EXPECT_EQ((*all)[0].seq, 1);
   EXPECT_EQ((*all)[2].seq, 3);
   EXPECT_EQ(*advisories().MaxAdvisorySeq(), 3);
-  EXPECT_EQ(Ids(advisories().ListAdvisories({.since = 1, .limit = 1})),
+  EXPECT_EQ(Ids(advisories().ListAdvisories({.after_seq = 1, .limit = 1})),
             (std::vector<std::string>{"x_HUBWATCH-b2"}));
   EXPECT_EQ(Ids(advisories().RecentAdvisories({.limit = 2})),
             (std::vector<std::string>{"x_HUBWATCH-c3", "x_HUBWATCH-b2"}));

@@ -21,6 +21,7 @@ class RevisionStoreTest : public ::testing::Test {
   }
   RepoStore& repos() { return store_->repos(); }
   RevisionStore& revisions() { return store_->revisions(); }
+  HttpCacheStore& http_cache() { return store_->http_cache(); }
   RevisionQueries& queries() { return store_->queries(); }
 
   std::unique_ptr<Store> store_;
@@ -117,15 +118,15 @@ TEST_F(RevisionStoreTest, IngestingTheSameRevisionTwiceChangesNothing) {
 }
 
 TEST_F(RevisionStoreTest, HttpCachePutOverwritesAndGetReadsBack) {
-  EXPECT_FALSE(revisions().GetHttpCache("https://hub/x")->has_value());
-  ASSERT_TRUE(revisions().PutHttpCache("https://hub/x", {"\"e1\"", "body1", "[]"}, 1).ok());
+  EXPECT_FALSE(http_cache().Get("https://hub/x")->has_value());
+  ASSERT_TRUE(http_cache().Put("https://hub/x", {"\"e1\"", "body1", "[]"}, 1).ok());
   ASSERT_TRUE(
-      revisions().PutHttpCache("https://hub/x", {"\"e2\"", std::string("b\0dy", 4), "[]"}, 2).ok());
-  Result<std::optional<CachedResponse>> got = revisions().GetHttpCache("https://hub/x");
+      http_cache().Put("https://hub/x", {"\"e2\"", std::string("b\0dy", 4), "[]"}, 2).ok());
+  Result<std::optional<CachedResponse>> got = http_cache().Get("https://hub/x");
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->etag, "\"e2\"");
   EXPECT_EQ((*got)->body, std::string("b\0dy", 4));
-  EXPECT_FALSE(revisions().GetHttpCache("https://hub/y")->has_value());
+  EXPECT_FALSE(http_cache().Get("https://hub/y")->has_value());
 }
 
 TEST_F(RevisionStoreTest, ChangesAfterAPinAreCountedByImpactAndRewrittenOnesLeftOut) {

@@ -122,7 +122,7 @@ TEST(Store, IngestWritesEverythingAndIsIdempotent) {
   ASSERT_EQ(advisories.size(), 2u);
   EXPECT_EQ(advisories[0].seq, 1);
   EXPECT_EQ(advisories[1].seq, 2);
-  EXPECT_EQ(store->advisories().ListAdvisories({.since = 1})->size(), 1u);
+  EXPECT_EQ(store->advisories().ListAdvisories({.after_seq = 1})->size(), 1u);
   EXPECT_EQ((*store->advisories().GetAdvisory("x_HUBWATCH-b2"))->kind, "config");
   const std::vector<ChangeRecord> changes =
       *store->revisions().ChangesOf("google/gemma-2-9b-it", "b2");
@@ -190,16 +190,14 @@ TEST(Store, LockedByAnotherWriterIsAnError) {
 
 TEST(Store, HttpCache) {
   auto store = OpenOrDie(":memory:");
-  EXPECT_FALSE(store->revisions().GetHttpCache("http://127.0.0.1/api/models/x")->has_value());
-  ASSERT_TRUE(store->revisions()
-                  .PutHttpCache("http://127.0.0.1/api/models/x", {"\"e1\"", "{}", "[]"}, 1)
+  EXPECT_FALSE(store->http_cache().Get("http://127.0.0.1/api/models/x")->has_value());
+  ASSERT_TRUE(
+      store->http_cache().Put("http://127.0.0.1/api/models/x", {"\"e1\"", "{}", "[]"}, 1).ok());
+  ASSERT_TRUE(store->http_cache()
+                  .Put("http://127.0.0.1/api/models/x",
+                       {"\"e2\"", "{\"a\":1}", R"([["Content-Type","application/json"]])"}, 2)
                   .ok());
-  ASSERT_TRUE(store->revisions()
-                  .PutHttpCache("http://127.0.0.1/api/models/x",
-                                {"\"e2\"", "{\"a\":1}", R"([["Content-Type","application/json"]])"},
-                                2)
-                  .ok());
-  const auto cached = **store->revisions().GetHttpCache("http://127.0.0.1/api/models/x");
+  const auto cached = **store->http_cache().Get("http://127.0.0.1/api/models/x");
   EXPECT_EQ(cached.etag, "\"e2\"");
   EXPECT_EQ(cached.body, "{\"a\":1}");
   EXPECT_EQ(cached.headers, R"([["Content-Type","application/json"]])");

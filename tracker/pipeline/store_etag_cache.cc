@@ -9,7 +9,7 @@ StoreEtagCache::StoreEtagCache(store::Store& store, const Clock& clock, size_t m
 
 std::optional<hub::CachedResponse> StoreEtagCache::Lookup(std::string_view key) {
   Result<std::optional<store::CachedResponse>> r =
-      store_.revisions().GetHttpCache(std::string(key));
+      store_.http_cache().Get(std::string(key));
   if (!r.ok() || !*r) return std::nullopt;  // a cache miss costs a full request, nothing more
   // The headers column holds [[name, value], ...] as Store() writes it. A damaged row is a
   // miss too: answering a 304 with the body but not all of its headers would be wrong, and the
@@ -33,7 +33,7 @@ void StoreEtagCache::Store(std::string key, hub::CachedResponse response) {
   nlohmann::json headers = nlohmann::json::array();
   for (const auto& [name, value] : response.headers.entries()) headers.push_back({name, value});
   // A failed write only loses a validator; the next request is a full one.
-  (void)store_.revisions().PutHttpCache(
+  (void)store_.http_cache().Put(
       key,
       {response.etag, std::move(response.body),
        headers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},

@@ -167,14 +167,19 @@ Result<std::vector<HeldBurst>> AdvisoryStore::HeldBursts() {
 
 Result<std::vector<AdvisoryRecord>> AdvisoryStore::ListAdvisories(const Query& query) {
   static const RepoFiltered sql(std::string(kAdvisoryColumns) +
-                                "WHERE {repo} AND (?2 = '' OR kind = ?2) "
-                                "AND seq > ?3 AND modified >= ?4 ORDER BY seq LIMIT ?5");
+                                "WHERE {repo} AND (?2 = '' OR kind = ?2) AND seq > ?3 "
+                                "AND modified >= ?4 AND " HW_SINCE("advisories", "CAST(strftime('%s', advisories.published) AS INTEGER)", "?6", "?7") " "
+                                "AND (?8 = '' OR (withdrawn IS NULL AND " HW_HOLDS("advisories", "?8") ")) "
+                                "ORDER BY seq LIMIT ?5");
   HW_PREPARE(q, sql.For(query.repo));
   q.Bind(1, query.repo)
       .Bind(2, query.kind)
-      .Bind(3, query.since)
-      .Bind(4, query.since_time)
-      .Bind(5, query.limit > 0 ? query.limit : int64_t{-1});
+      .Bind(3, query.after_seq)
+      .Bind(4, query.modified_since)
+      .Bind(5, query.limit > 0 ? query.limit : int64_t{-1})
+      .Bind(6, query.committed_since)
+      .Bind(7, query.after_revision)
+      .Bind(8, query.affects);
   return Collect(q, "listing advisories", ReadAdvisory);
 }
 
@@ -216,14 +221,9 @@ Result<std::vector<AdvisoryRecord>> AdvisoryStore::RecentAdvisories(const Query&
 
 Result<std::vector<AdvisoryRecord>> AdvisoryStore::AdvisoriesAffecting(
     const AffectingQuery& query) {
-  // fixed is the advisory's own revision (a.sha); introduced is read from the OSV record.
   HW_PREPARE(q,
-             "SELECT a.id FROM advisories a JOIN revisions f ON f.repo = a.repo AND f.sha = a.sha "
-             "WHERE a.repo = ?1 AND a.withdrawn IS NULL AND a.seq > ?3 AND (?2 = '' OR ("
-             "f.ingest_order > " HW_PIN_ORDER
-             " AND COALESCE((SELECT i.ingest_order FROM revisions i WHERE i.repo = a.repo AND "
-             "i.sha = json_extract(a.osv, '$.affected[0].ranges[0].events[0].introduced')), 0) "
-             "<= " HW_PIN_ORDER ")) ORDER BY a.seq LIMIT ?4");
+             "SELECT a.id FROM advisories a WHERE a.repo = ?1 AND a.withdrawn IS NULL "
+             "AND a.seq > ?3 AND (?2 = '' OR " HW_HOLDS("a", "?2") ") ORDER BY a.seq LIMIT ?4");
   q.Bind(1, query.repo)
       .Bind(2, query.commit)
       .Bind(3, query.after_seq)

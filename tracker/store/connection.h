@@ -97,6 +97,29 @@ inline Result<std::vector<std::string>> Column0(Statement& q, std::string_view d
 }
 
 // SQL: the ingest order of revision ?2 of repo ?1 (NULL when unknown).
+// Query's "since" over a table with repo and sha columns: committed at or after `time` (0: any),
+// or ingested after revision `after` ('': any) and not rewritten away. A row whose revision is
+// not stored (a derivative's advisory) is never "since" a revision, and for a time counts as
+// committed at `fallback` (an SQL expression of the row).
+#define HW_SINCE(table, fallback, time, after)                                                 \
+  "(" time " = 0 OR COALESCE((SELECT COALESCE(CAST(strftime('%s', NULLIF(r.authored_at, '')) " \
+  "AS INTEGER), r.first_seen_at) FROM revisions r WHERE r.repo = " table ".repo AND r.sha = "   \
+  table ".sha), " fallback ") >= " time ") AND (" after " = '' OR EXISTS (SELECT 1 " \
+  "FROM revisions r WHERE r.repo = " table ".repo AND r.sha = " table ".sha AND "            \
+  "r.rewritten_away = 0 AND r.ingest_order > (SELECT p.ingest_order FROM revisions p WHERE "  \
+  "p.repo = " table ".repo AND p.sha = " after ")))"
+
+// Whether the GIT range of advisory row `table` holds revision `commit` of its repo, in ingest
+// order: introduced <= commit < fixed. fixed is the advisory's own revision (its sha);
+// introduced is read from the OSV record ("0" or unknown: the start). An unknown commit: no.
+#define HW_HOLDS(table, commit)                                                                \
+  "(SELECT f.ingest_order FROM revisions f WHERE f.repo = " table ".repo AND f.sha = " table  \
+  ".sha) > (SELECT c.ingest_order FROM revisions c WHERE c.repo = " table ".repo AND c.sha = " \
+  commit ") AND COALESCE((SELECT i.ingest_order FROM revisions i WHERE i.repo = " table       \
+  ".repo AND i.sha = json_extract(" table ".osv, '$.affected[0].ranges[0].events[0]."         \
+  "introduced')), 0) <= (SELECT c.ingest_order FROM revisions c WHERE c.repo = " table        \
+  ".repo AND c.sha = " commit ")"
+
 #define HW_PIN_ORDER "(SELECT ingest_order FROM revisions WHERE repo = ?1 AND sha = ?2)"
 
 // The row a getter reads: nullopt when the statement has no row, else read(q).

@@ -41,8 +41,18 @@ std::optional<DeliveryState> ParseDeliveryState(std::string_view name);
 struct Query {
   std::string repo{};
   std::string kind{};
-  int64_t since = 0;         // changes: created_at >= since; advisories: seq > since
-  std::string since_time{};  // advisories: modified >= this RFC 3339 time
+  // "since" (since.h), one meaning for both: of revisions committed at or after this Unix time
+  // (the Hub's commit time; the first-seen time of a revision without one)...
+  int64_t committed_since = 0;
+  // ...or of revisions of their repo ingested after this one (a full sha) that are not
+  // rewritten away.
+  std::string after_revision{};
+  int64_t recorded_since = 0;    // changes: recorded by hubwatch (created_at) at or after
+  int64_t after_seq = 0;         // advisories: seq > after_seq (the feed's paging cursor)
+  std::string modified_since{};  // advisories: modified >= this RFC 3339 time
+  // advisories: a full sha of their repo; those whose GIT range holds it (AffectingQuery's
+  // semantics), withdrawn ones left out.
+  std::string affects{};
   int64_t limit = 0;
 };
 
@@ -103,7 +113,8 @@ struct ChangeRecord {
   std::string sha{};
   int ordinal = 0;  // order within the revision
   diff::Change change{};
-  int64_t created_at = 0;
+  int64_t created_at = 0;      // when hubwatch recorded it
+  std::string committed_at{};  // its revision's commit time, RFC 3339 as the Hub gave it ("": unknown)
 };
 
 // A revision's estimate. When the estimator could not run on its config.json (a format it does

@@ -1,5 +1,5 @@
-// RevisionStore: changes, estimates and the HTTP cache (the revisions themselves and Ingest are
-// in revision_store.cc).
+// RevisionStore: changes and estimates (the revisions themselves and Ingest are in
+// revision_store.cc).
 
 #include "tracker/store/connection.h"
 #include "tracker/store/revision_store.h"
@@ -7,7 +7,9 @@
 namespace hubwatch::store {
 
 constexpr const char kChangeColumns[] =
-    "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at FROM changes ";
+    "SELECT id, repo, sha, ordinal, kind, impact, path, summary, details, created_at, "
+    "(SELECT r.authored_at FROM revisions r WHERE r.repo = changes.repo AND r.sha = changes.sha) "
+    "FROM changes ";
 
 static Result<ChangeRecord> ReadChange(const Statement& q) {
   ChangeRecord r;
@@ -28,18 +30,21 @@ static Result<ChangeRecord> ReadChange(const Statement& q) {
   if (!details.ok()) return details.error();
   r.change.details = std::move(details).value();
   r.created_at = q.Int(9);
+  r.committed_at = q.IsNull(10) ? "" : q.Text(10);
   return r;
 }
 
 Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query) {
   static const RepoFiltered sql(std::string(kChangeColumns) +
-                                "WHERE {repo} AND (?2 = '' OR kind = ?2) "
-                                "AND created_at >= ?3 ORDER BY id LIMIT ?4");
+                                "WHERE {repo} AND (?2 = '' OR kind = ?2) AND created_at >= ?3 "
+                                "AND " HW_SINCE("changes", "changes.created_at", "?5", "?6") " ORDER BY id LIMIT ?4");
   HW_PREPARE(q, sql.For(query.repo));
   q.Bind(1, query.repo)
       .Bind(2, query.kind)
-      .Bind(3, query.since)
-      .Bind(4, query.limit > 0 ? query.limit : int64_t{-1});
+      .Bind(3, query.recorded_since)
+      .Bind(4, query.limit > 0 ? query.limit : int64_t{-1})
+      .Bind(5, query.committed_since)
+      .Bind(6, query.after_revision);
   return Collect(q, "listing changes", ReadChange);
 }
 
@@ -109,28 +114,6 @@ Result<std::optional<EstimateRecord>> RevisionStore::LatestEstimate(const std::s
   HW_PREPARE(q, sql);
   q.Bind(1, repo);
   return OptionalRow(q, "reading the latest estimate", ReadEstimate);
-}
-
-Result<std::optional<CachedResponse>> RevisionStore::GetHttpCache(const std::string& url) {
-  HW_PREPARE(q, "SELECT etag, body, headers FROM http_cache WHERE url = ?1");
-  q.Bind(1, url);
-  return OptionalRow(q, "reading the HTTP cache", [](Statement& r) {
-    return CachedResponse{r.Text(0), r.Blob(1), r.Text(2)};
-  });
-}
-
-Status RevisionStore::PutHttpCache(const std::string& url, const CachedResponse& response,
-                                   int64_t now) {
-  HW_PREPARE(q,
-             "INSERT INTO http_cache (url, etag, body, headers, stored_at) "
-             "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, "
-             "body = excluded.body, headers = excluded.headers, stored_at = excluded.stored_at");
-  return q.Bind(1, url)
-      .Bind(2, response.etag)
-      .BindBlob(3, response.body)
-      .Bind(4, response.headers)
-      .Bind(5, now)
-      .Run("writing the HTTP cache");
 }
 
 }  // namespace hubwatch::store

@@ -1,7 +1,7 @@
 #pragma once
 
 // RevisionStore: ingested revisions with their manifests, blobs, safetensors headers, changes
-// and estimates, and the HTTP cache.
+// and estimates.
 //
 // Exactly once: Ingest() writes everything one revision adds - manifest, blobs, headers,
 // changes, estimate, advisories (through AdvisoryStore), outbox rows and the repo's ref cursors
@@ -22,13 +22,6 @@
 #include "tracker/store/records.h"
 
 namespace hubwatch::store {
-
-// HTTP validators for conditional requests.
-struct CachedResponse {
-  std::string etag;
-  std::string body;
-  std::string headers;  // JSON array of [name, value] pairs
-};
 
 // A page of changes, newest first: "" / 0 = any.
 struct ChangeBrowse {
@@ -71,9 +64,6 @@ class RevisionStore {
                                                     const std::string& sha);
   // The estimate of the latest revision of `repo` that has one.
   Result<std::optional<EstimateRecord>> LatestEstimate(const std::string& repo);
-
-  Result<std::optional<CachedResponse>> GetHttpCache(const std::string& url);
-  Status PutHttpCache(const std::string& url, const CachedResponse& response, int64_t now);
 
  private:
   // Ingest's writes of one new revision. REQUIRES: inside Ingest's transaction.

@@ -2,7 +2,8 @@
 
 // Store: hubwatch's durable state in SQLite, as one Database and three facades over it:
 // repos() (tracked repos, polling state, ref cursors), revisions() (revisions, changes,
-// estimates, the HTTP cache), queries() (the API's read-only questions about history),
+// estimates), http_cache() (the Hub's responses for conditional requests), queries() (the
+// API's read-only questions about history),
 // advisories() (the feed and settling bursts), derivatives() (derivatives of tracked repos,
 // their lags and advisories) and outbox() (subscriptions and deliveries). A
 // Store owns them all; the facades borrow the Database.
@@ -18,6 +19,7 @@
 #include "tracker/store/advisory_store.h"
 #include "tracker/store/database.h"
 #include "tracker/store/derivative_store.h"
+#include "tracker/store/http_cache_store.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
 #include "tracker/store/repo_store.h"
@@ -47,6 +49,7 @@ class Store {
   RepoStore& repos() { return repos_; }
   RevisionStore& revisions() { return revisions_; }
   RevisionQueries& queries() { return queries_; }
+  HttpCacheStore& http_cache() { return http_cache_; }
   AdvisoryStore& advisories() { return advisories_; }
   DerivativeStore& derivatives() { return derivatives_; }
   OutboxStore& outbox() { return outbox_; }
@@ -58,6 +61,7 @@ class Store {
         repos_(*db_, advisories_),
         revisions_(*db_, advisories_),
         queries_(*db_, revisions_),
+        http_cache_(*db_),
         outbox_(*db_),
         derivatives_(*db_, advisories_) {}
 
@@ -66,6 +70,7 @@ class Store {
   RepoStore repos_;
   RevisionStore revisions_;
   RevisionQueries queries_;
+  HttpCacheStore http_cache_;
   OutboxStore outbox_;
   DerivativeStore derivatives_;
 };
