@@ -13,6 +13,7 @@
 #include "tracker/advisory/osv.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
+#include "tracker/store/pins.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -148,6 +149,25 @@ nlohmann::json RepoJson(const store::RepoRecord& r) {
                                    : nlohmann::json(nullptr)},
   };
   if (r.renamed_to) j["renamed_to"] = *r.renamed_to;
+  return j;
+}
+
+Result<nlohmann::json> RepoWithPinsJson(store::Store& reads, const store::RepoRecord& repo) {
+  nlohmann::json j = RepoJson(repo);
+  Result<std::vector<store::PinStatus>> pins = store::PinStatuses(reads, repo);
+  if (!pins.ok()) return pins.error();
+  j["pins"] = nlohmann::json::array();
+  for (const store::PinStatus& p : *pins) {
+    auto text_or_null = [](const std::string& s) {
+      return s.empty() ? nlohmann::json() : nlohmann::json(s);
+    };
+    j["pins"].push_back({{"pin", p.pin},
+                         {"revision", text_or_null(p.sha)},
+                         {"advisories", p.advisories},
+                         {"newest", text_or_null(p.newest)},
+                         {"current", p.current()},
+                         {"problem", text_or_null(p.problem)}});
+  }
   return j;
 }
 

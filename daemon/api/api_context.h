@@ -118,6 +118,9 @@ Result<EstimateInput> PlanInputFromQuery(const QueryParams& query);
 
 // JSON views of store records.
 nlohmann::json RepoJson(const store::RepoRecord& repo);
+// RepoJson with "pins": [{pin, revision, advisories, newest, current, problem}], each pin's
+// standing (store::PinStatuses). Reads the store only for a repo that has pins.
+Result<nlohmann::json> RepoWithPinsJson(store::Store& reads, const store::RepoRecord& repo);
 nlohmann::json RevisionJson(const store::RevisionRecord& revision);
 nlohmann::json ChangeJson(const store::ChangeRecord& change);
 // Thin: id, seq, repo, revision, kind, impact, summary, published, modified, withdrawn.

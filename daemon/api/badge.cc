@@ -110,6 +110,30 @@ Badge PinBadge(std::string_view pin_sha, const store::ChangeTally& tally, std::s
   return b;
 }
 
+Badge PinsBadge(const std::vector<store::PinStatus>& pins) {
+  Badge b{.label = "hubwatch", .message = "no pins", .color = "lightgrey"};
+  const store::PinStatus* worst = nullptr;
+  for (const store::PinStatus& p : pins) {
+    if (p.sha.empty()) {
+      b.message = "pin " + p.pin.substr(0, 7) + " unknown";
+      return b;
+    }
+    if (!worst || p.advisories > worst->advisories) worst = &p;
+  }
+  if (!worst) return b;
+  if (worst->advisories == 0) {
+    b.message = "pins current";
+    b.color = "brightgreen";
+  } else {
+    b.message = worst->advisories == 1
+                    ? "1 advisory affects " + worst->sha.substr(0, 7)
+                    : std::to_string(worst->advisories) + " advisories affect " +
+                          worst->sha.substr(0, 7);
+    b.color = "orange";
+  }
+  return b;
+}
+
 Badge LastChangeBadge(std::string_view kind, std::optional<int64_t> changed_at, int64_t now) {
   Badge b;
   b.label = "hubwatch";

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "tracker/store/pins.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::api {
@@ -39,6 +40,11 @@ std::string TimeAgo(int64_t seconds);
 // for none. `kind` "" = any kind; otherwise the message names it ("2 chat template changes
 // since 1a2b3c4").
 Badge PinBadge(std::string_view pin_sha, const store::ChangeTally& tally, std::string_view kind);
+
+// ?pins: the repo's configured pins (store::PinStatuses): "2 advisories affect 1a2b3c4" for the
+// pin most affected (orange), "pins current" (green) when none is affected, "no pins" (grey)
+// when the repo has none, "pin 1a2b3c4 unknown" (grey) when one is not a stored revision.
+Badge PinsBadge(const std::vector<store::PinStatus>& pins);
 
 // Without a pin: "<kind> changed 2 days ago" (label: the kind, or "changed" for any kind),
 // orange within a week, blue before; "no changes" (green) when nothing but cosmetic changes.

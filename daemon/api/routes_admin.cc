@@ -57,7 +57,9 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
   if (auto failed = ParseJsonBody(request, &body)) return respond(std::move(*failed));
   if (!body.is_object()) return respond(BadRequest("the body must be {\"id\": \"ns/name\"}"));
   for (const auto& [key, value] : body.items()) {
-    if (key != "id" && key != "refs") return respond(BadRequest("unknown key '" + key + "'"));
+    if (key != "id" && key != "refs" && key != "pins") {
+      return respond(BadRequest("unknown key '" + key + "'"));
+    }
   }
   if (!body.contains("id") || !body["id"].is_string()) {
     return respond(BadRequest("id must be a string: \"ns/name\""));
@@ -83,6 +85,20 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
       repo.refs.push_back(ref.get<std::string>());
     }
   }
+  if (body.contains("pins")) {
+    const nlohmann::json& pins = body["pins"];
+    if (!pins.is_array() || pins.size() > hub::kMaxPins) {
+      return respond(BadRequest("pins must be a list of at most " + std::to_string(hub::kMaxPins) +
+                                " revisions (7-40 hex digits each)"));
+    }
+    for (const nlohmann::json& pin : pins) {
+      if (!pin.is_string()) return respond(BadRequest("pins must be a list of strings"));
+      if (Status s = hub::ValidatePin(pin.get<std::string>()); !s.ok()) {
+        return respond(BadRequest(s.error().message));
+      }
+      repo.pins.push_back(pin.get<std::string>());
+    }
+  }
   Result<std::optional<store::RepoRecord>> existing = ctx.reads().repos().GetRepo(repo.id);
   if (!existing.ok()) return respond(StoreFailure(existing.error()));
   const bool created = !existing->has_value();
@@ -98,7 +114,9 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
         Result<std::optional<store::RepoRecord>> r = c->reads().repos().GetRepo(id);
         if (!r.ok()) return respond(StoreFailure(r.error()));
         if (!r->has_value()) return respond(HttpReply::Error(409, id + " vanished"));
-        respond(HttpReply::Json(created ? 201 : 200, RepoJson(**r)));
+        Result<nlohmann::json> j = RepoWithPinsJson(c->reads(), **r);
+        if (!j.ok()) return respond(StoreFailure(j.error()));
+        respond(HttpReply::Json(created ? 201 : 200, *j));
       });
 }
 

@@ -1,5 +1,6 @@
 // Badges: GET /api/v1/repos/{ns}/{name}/badge (shields endpoint JSON) and .../badge.svg.
 //   ?pin=SHA   count the changes since that revision ("3 changes since 1a2b3c4")
+//   ?pins      the repo's configured pins: "2 advisories affect 1a2b3c4" for the most affected
 //   ?kind=K    only changes of that kind; without a pin: "chat template changed 2 days ago"
 //   ?derivatives=lagging  how many of the repo's derivatives lag an upstream fix ("3 of 40
 //              lagging"); not with pin or kind
@@ -38,6 +39,14 @@ std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& 
     Result<store::DerivativeTally> tally = ctx.reads().derivatives().Tally(repo);
     if (!tally.ok()) return StoreFailure(tally.error());
     *badge = DerivativesBadge(*tally);
+  } else if (query->Get("pins")) {
+    if (query->Get("pin") || !kind.empty()) return BadRequest("pins cannot be combined with pin or kind");
+    Result<std::optional<store::RepoRecord>> record = ctx.reads().repos().GetRepo(repo);
+    if (!record.ok()) return StoreFailure(record.error());
+    if (!record->has_value()) return HttpReply::Error(404, "repo " + repo + " is not tracked");
+    Result<std::vector<store::PinStatus>> pins = store::PinStatuses(ctx.reads(), **record);
+    if (!pins.ok()) return StoreFailure(pins.error());
+    *badge = PinsBadge(*pins);
   } else if (std::optional<std::string> pin = query->Get("pin")) {
     std::string sha;
     if (auto failed = ResolveRevision(ctx, repo, *pin, "pin", &sha)) return failed;

@@ -57,6 +57,10 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
   tag.Add((*record)->state_detail).Add(sha).Add(stamp->revisions).Add(stamp->rewritten_away);
   tag.Add(stamp->newest_sha).Add(stamp->newest_change).Add((*record)->hub_info.fetched_at);
   tag.Add(base_url);
+  // The pins' standing moves when advisories are published, which the stamp does not see.
+  Result<std::vector<store::PinStatus>> pins = store::PinStatuses(store, **record);
+  if (!pins.ok()) return respond(PageError(request, 500, pins.error().message));
+  for (const store::PinStatus& p : *pins) tag.Add(p.pin).Add(p.sha).Add(p.advisories).Add(p.newest);
   const std::string etag = tag.Value();
   const char* type = markdown ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8";
   if (NotModified(request, etag)) return respond(PageReply(request, 200, type, "", etag));
@@ -81,6 +85,7 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
                                                          .sha = sha,
                                                          .estimate = estimate.get(),
                                                          .history = &*history,
+                                                         .pins = *pins,
                                                          .base_url = base_url});
         return EncodeBody(markdown ? page::RenderMarkdown(doc) : page::RenderHtml(doc), gzip);
       });

@@ -41,7 +41,11 @@ void ListRepos(const ApiContext& ctx, Respond respond) {
   Result<std::vector<store::RepoRecord>> repos = ctx.reads().repos().ListRepos();
   if (!repos.ok()) return respond(StoreFailure(repos.error()));
   nlohmann::json list = nlohmann::json::array();
-  for (const store::RepoRecord& r : *repos) list.push_back(RepoJson(r));
+  for (const store::RepoRecord& r : *repos) {
+    Result<nlohmann::json> j = RepoWithPinsJson(ctx.reads(), r);
+    if (!j.ok()) return respond(StoreFailure(j.error()));
+    list.push_back(std::move(j).value());
+  }
   respond(HttpReply::Json(200, {{"repos", std::move(list)}}));
 }
 
@@ -54,7 +58,9 @@ void GetRepo(const ApiContext& ctx, const PathParams& params, Respond respond) {
   Result<std::optional<store::RevisionRecord>> latest =
       ctx.reads().revisions().LatestRevision(repo);
   if (!latest.ok()) return respond(StoreFailure(latest.error()));
-  nlohmann::json j = RepoJson(**r);
+  Result<nlohmann::json> with_pins = RepoWithPinsJson(ctx.reads(), **r);
+  if (!with_pins.ok()) return respond(StoreFailure(with_pins.error()));
+  nlohmann::json j = std::move(with_pins).value();
   j["latest_revision"] = latest->has_value() ? nlohmann::json((*latest)->sha) : nlohmann::json();
   respond(HttpReply::Json(200, j));
 }

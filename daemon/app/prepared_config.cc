@@ -83,6 +83,7 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
       store::RepoRecord record;
       record.id = r.id;
       record.refs = r.refs;
+      record.pins = r.pins;
       record.added_at = now;
       record.source = store::Source::kConfig;
       if (Status a = writer.repos().AddRepo(record); !a.ok()) return a;

@@ -38,6 +38,60 @@ Tone ImpactTone(diff::Impact impact) {
   return Tone::kNone;
 }
 
+std::vector<Block> ChangeLead(const std::vector<RevisionHistory>& history,
+                              const std::vector<store::PinStatus>& pins) {
+  std::vector<Block> out;
+  const RevisionHistory* latest = nullptr;
+  const store::ChangeRecord* lead = nullptr;
+  for (const RevisionHistory& h : history) {
+    for (const store::ChangeRecord& c : h.changes) {
+      if (c.change.impact == diff::Impact::kCosmetic) continue;
+      if (!lead || static_cast<int>(c.change.impact) > static_cast<int>(lead->change.impact)) {
+        lead = &c;
+      }
+    }
+    if (lead) {
+      latest = &h;
+      break;
+    }
+  }
+  if (!latest) {
+    out.push_back(Paragraph{{Strong("Latest change: "), Text("none recorded yet")}});
+  } else {
+    const std::string short_sha = latest->revision.sha.substr(0, 7);
+    Spans line = {Strong("Latest change: "),
+                  Chip(std::string(diff::ImpactName(lead->change.impact)),
+                       ImpactTone(lead->change.impact)),
+                  Text(" " + KindTitle(lead->change.kind) + ": " +
+                       Clip(lead->change.summary, kMaxTitleBytes) + " — "),
+                  Link(short_sha, "#rev-" + short_sha), Text(", committed " + Date(latest->revision))};
+    if (latest->changes.size() > 1) {
+      line.push_back(Text(" (" + std::to_string(latest->changes.size() - 1) +
+                          " more change(s) in that revision)"));
+    }
+    out.push_back(Paragraph{std::move(line)});
+  }
+  for (const store::PinStatus& p : pins) {
+    Spans line = {Strong("Pin "), Code(p.pin.substr(0, 12)), Text(": ")};
+    if (p.sha.empty()) {
+      line.push_back(Chip("unknown", Tone::kWarn));
+      line.push_back(Text(" " + Clip(p.problem, 200)));
+    } else if (p.advisories == 0) {
+      line.push_back(Chip(p.current() ? "current" : "unaffected", Tone::kGood));
+      line.push_back(Text(p.current() ? " the newest revision"
+                                      : " no advisory affects it; the newest is " +
+                                            p.newest.substr(0, 7)));
+    } else {
+      line.push_back(Chip(std::to_string(p.advisories) +
+                              (p.advisories == 1 ? " advisory affects it" : " advisories affect it"),
+                          Tone::kWarn));
+      line.push_back(Text(" — revision " + p.newest.substr(0, 7) + " takes every fix"));
+    }
+    out.push_back(Paragraph{std::move(line)});
+  }
+  return out;
+}
+
 Section HistorySection(const std::vector<RevisionHistory>& history, const std::string& repo,
                        const std::string& shown) {
   Section s{"history", "What changed upstream", {}};

@@ -79,6 +79,9 @@ Document BuildModelPage(const ModelPageInput& in) {
   about.push_back(Text(" · "));
   about.push_back(Link("Markdown", doc.alternates.front().second));
   doc.lead.push_back(Paragraph{std::move(about)});
+  // Led by change: what changed last and what it means for the pins, then the history.
+  for (Block& b : ChangeLead(*in.history, in.pins)) doc.lead.push_back(std::move(b));
+  doc.sections.push_back(HistorySection(*in.history, repo, in.sha));
   if (e) {
     AddEstimateSections(doc, *e);
   } else {
@@ -89,7 +92,6 @@ Document BuildModelPage(const ModelPageInput& in) {
                              600))}});
   }
   AddHubInfo(doc, in.repo->hub_info);
-  doc.sections.push_back(HistorySection(*in.history, repo, in.sha));
   if (e) doc.sections.push_back(CommandsSection(*e, in.estimate->shard_files, in.base_url));
   return doc;
 }

@@ -9,6 +9,7 @@
 
 #include "daemon/page/document.h"
 #include "daemon/page/page_data.h"
+#include "tracker/store/pins.h"
 #include "estimator/estimate.h"
 
 namespace hubwatch::page {
@@ -38,5 +39,11 @@ Section CommandsSection(const Estimate& e, const std::vector<std::string>& shard
                         const std::string& base_url);
 
 Tone ImpactTone(diff::Impact impact);
+
+// The model page's first lines: the latest change that is not cosmetic (its summary, impact,
+// revision and commit date, linked to its entry in the history), and each pin with the
+// advisories that affect it and the revision that takes every fix.
+std::vector<Block> ChangeLead(const std::vector<RevisionHistory>& history,
+                              const std::vector<store::PinStatus>& pins);
 
 }  // namespace hubwatch::page

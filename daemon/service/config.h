@@ -39,6 +39,7 @@ struct DerivativesConfig {
 struct RepoConfig {
   std::string id;
   std::vector<std::string> refs{"main"};
+  std::vector<std::string> pins;  // the revisions its users run (7-40 hex digits each)
   DerivativesConfig derivatives;
 };
 

@@ -59,7 +59,7 @@ Result<DerivativesConfig> ParseDerivatives(const nlohmann::json& v, const std::s
 
 Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& where) {
   if (!r.is_object()) return Bad(where + " must be an object");
-  if (Status s = CheckKeys(r, where, {"id", "refs", "derivatives"}); !s.ok()) return s.error();
+  if (Status s = CheckKeys(r, where, {"id", "refs", "pins", "derivatives"}); !s.ok()) return s.error();
   RepoConfig repo;
   Result<std::string> id = String(r.value("id", nlohmann::json()), where + ".id");
   if (!id.ok()) return id.error();
@@ -80,6 +80,20 @@ Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& wh
         return Bad(where + ".refs[]: " + v.error().message);
       }
       repo.refs.push_back(*name);
+    }
+  }
+  if (r.contains("pins")) {
+    if (!r["pins"].is_array() || r["pins"].size() > hub::kMaxPins) {
+      return Bad(where + ".pins must be an array of at most " + std::to_string(hub::kMaxPins) +
+                 " revisions (7-40 hex digits each)");
+    }
+    for (const nlohmann::json& pin : r["pins"]) {
+      Result<std::string> sha = String(pin, where + ".pins[]");
+      if (!sha.ok()) return sha.error();
+      if (Status v = hub::ValidatePin(*sha); !v.ok()) {
+        return Bad(where + ".pins[]: " + v.error().message);
+      }
+      repo.pins.push_back(*sha);
     }
   }
   if (r.contains("derivatives")) {

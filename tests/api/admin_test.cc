@@ -59,6 +59,57 @@ TEST_F(ApiTest, AddRepoWritesAndSchedules) {
   EXPECT_EQ(control_.added().size(), 2u);
 }
 
+// A repo's pins: per pin, how many advisories affect it (the ones ?affects= lists) and the
+// newest revision, which takes every fix; the badge says the same of the most affected pin.
+TEST_F(ApiTest, PinsSayHowManyAdvisoriesAffectEachAndWhereTheFixesAre) {
+  StartServer();
+  const std::vector<store::RevisionRecord> revs = Revisions(kMistral);  // newest first
+  ASSERT_GE(revs.size(), 3u);
+  const std::string old_pin = revs.back().sha.substr(0, 12), newest = revs.front().sha;
+  HttpResponse r = Post("/api/v1/repos",
+                        nlohmann::json({{"id", kMistral},
+                                        {"pins", {old_pin, newest, "0000000000"}}})
+                            .dump(),
+                        Admin());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ((*inspect().repos().GetRepo(kMistral))->pins,
+            (std::vector<std::string>{old_pin, newest, "0000000000"}));
+
+  r = Get(std::string("/api/v1/repos/") + kMistral);
+  ASSERT_EQ(r.status, 200);
+  const nlohmann::json pins = r.json()["pins"];
+  ASSERT_EQ(pins.size(), 3u);
+  const size_t affecting =
+      Get(std::string("/api/v1/advisories?repo=") + kMistral + "&affects=" + old_pin)
+          .json()["advisories"]
+          .size();
+  ASSERT_GT(affecting, 0u);
+  EXPECT_EQ(pins[0]["pin"], old_pin);
+  EXPECT_EQ(pins[0]["revision"], revs.back().sha);
+  EXPECT_EQ(pins[0]["advisories"], affecting);
+  EXPECT_EQ(pins[0]["newest"], newest);
+  EXPECT_EQ(pins[0]["current"], false);
+  EXPECT_EQ(pins[1]["advisories"], 0);
+  EXPECT_EQ(pins[1]["current"], true);
+  EXPECT_TRUE(pins[2]["revision"].is_null());  // not a revision the store has
+  EXPECT_NE(pins[2]["problem"].get<std::string>().find("no revision 0000000000"),
+            std::string::npos);
+  // The repo list carries the same.
+  for (const auto& repo : Get("/api/v1/repos").json()["repos"]) {
+    if (repo["id"] == kMistral) EXPECT_EQ(repo["pins"], pins);
+  }
+
+  // The badge names the unknown pin first; without it, the most affected pin.
+  EXPECT_EQ(Get(std::string("/api/v1/repos/") + kMistral + "/badge?pins").json()["message"],
+            "pin 0000000 unknown");
+  ASSERT_EQ(Post("/api/v1/repos", nlohmann::json({{"id", kMistral}, {"pins", {old_pin}}}).dump(),
+                 Admin())
+                .status,
+            200);
+  EXPECT_EQ(Get(std::string("/api/v1/repos/") + kMistral + "/badge?pins").json()["message"],
+            std::to_string(affecting) + " advisories affect " + old_pin.substr(0, 7));
+}
+
 TEST_F(ApiTest, AddRepoValidatesTheBody) {
   StartServer();
   for (const char* bad :
@@ -66,6 +117,8 @@ TEST_F(ApiTest, AddRepoValidatesTheBody) {
         R"({"id": "a/b", "refs": []})", R"({"id": "a/b", "refs": "main"})",
         R"({"id": "a/b", "refs": [""]})", R"({"id": "a/b", "refs": ["ma in"]})",
         R"({"id": "a/b", "refs": ["../x"]})", R"({"id": "a/b", "extra": 1})",
+        R"({"id": "a/b", "pins": "abcdef0"})", R"({"id": "a/b", "pins": ["abc"]})",
+        R"({"id": "a/b", "pins": ["ABCDEF0"]})", R"({"id": "a/b", "pins": [7]})",
         R"({"id": "caf\u00e9/b"})"}) {
     ExpectError(Post("/api/v1/repos", bad, Admin()), 400);
   }

@@ -103,6 +103,25 @@ TEST(ConfigParse, RefsAreCheckedAsTheAdminApiChecksThem) {
   EXPECT_EQ(ok->repos[0].refs.size(), 3u);
 }
 
+TEST(ConfigParse, PinsAreRevisionsAndSubscriptionsMayAskForHistory) {
+  for (const std::string pins : {R"("4d6c61d")", R"(["4d6c61"])", R"(["4D6C61DA"])", R"([7])",
+                                 R"(["4d6c61da9a5b1e26b5a2b2d5dd5a7d6e1a2b3c4d5"])"}) {
+    const std::string message = Refused(R"({"repos": [{"id": "a/b", "pins": )" + pins + "}]}");
+    EXPECT_NE(message.find("repos[0].pins"), std::string::npos) << pins << ": " << message;
+  }
+  Result<DaemonConfig> ok = ParseConfig(
+      R"({"repos": [{"id": "a/b", "pins": ["4d6c61d", "4d6c61da9a5b1e26b5a2b2d5dd5a7d6e1a2b3c4d"]}],
+          "subscriptions": [{"url": "https://example.com/h", "secret_file": "s", "backfill": true}]})",
+      "");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->repos[0].pins.size(), 2u);
+  EXPECT_TRUE(ok->subscriptions[0].backfill);
+  EXPECT_NE(Refused(R"({"subscriptions": [{"url": "https://example.com/h", "secret_file": "s",
+                                           "backfill": "yes"}]})")
+                .find("backfill must be true or false"),
+            std::string::npos);
+}
+
 TEST(ConfigParse, DerivativesAreOffByDefaultTrueOrAnObjectWithMaxAndRelations) {
   Result<DaemonConfig> c = ParseConfig(
       R"({"repos": [{"id": "a/b"}, {"id": "c/d", "derivatives": true},

@@ -36,10 +36,34 @@ void ExpectInOrder(const std::string& text, const std::vector<std::string>& need
 }
 
 const std::vector<std::string> kSectionTitles = {
-    "Our count against the checkpoint", "What it costs to run",
-    "Memory: what fits on which card",  "Structure",
-    "What the verifier says",           "What changed upstream",
+    "What changed upstream",           "Our count against the checkpoint",
+    "What it costs to run",            "Memory: what fits on which card",
+    "Structure",                       "What the verifier says",
     "Do this to your own model"};
+
+// The page is led by change: the latest change that matters, then each pin's standing, before
+// the history and the estimate.
+TEST_F(ModelPageTest, ThePageLeadsWithTheLatestChangeAndThePins) {
+  auto record = store_->repos().GetRepo(kMistral);
+  ASSERT_TRUE(record.ok() && record->has_value());
+  auto history = LoadHistory(*store_, kMistral, 200);
+  ASSERT_TRUE(history.ok() && history->size() >= 2);
+  store::RepoRecord pinned = **record;
+  pinned.pins = {history->back().revision.sha.substr(0, 7), history->front().revision.sha};
+  ASSERT_TRUE(store_->repos().AddRepo(pinned).ok());
+  BuiltPage p = BuildPage(*store_, kMistral);
+  const std::string html = RenderHtml(p.doc);
+  const std::string md = RenderMarkdown(p.doc);
+  auto pins = store::PinStatuses(*store_, pinned);
+  ASSERT_TRUE(pins.ok() && pins->size() == 2);
+  ASSERT_GT((*pins)[0].advisories, 0);
+  for (const std::string& text : {html, md}) {
+    ExpectInOrder(text, {"Latest change: ", "Pin ", history->back().revision.sha.substr(0, 7),
+                         std::to_string((*pins)[0].advisories) + " advisor",
+                         history->front().revision.sha.substr(0, 7) + " takes every fix", "Pin ",
+                         "current", "What changed upstream", "Our count against the checkpoint"});
+  }
+}
 
 TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
   BuiltPage p = BuildPage(*store_, kGemma);

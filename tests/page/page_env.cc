@@ -41,10 +41,12 @@ BuiltPage BuildPage(store::Store& store, const std::string& repo, const std::str
     auto e = EstimateRevision(store, repo, p.sha);
     if (e.ok()) p.estimate = std::move(e).value();
   }
+  auto pins = store::PinStatuses(store, p.repo);
   p.doc = BuildModelPage({.repo = &p.repo,
                           .sha = p.sha,
                           .estimate = &p.estimate,
                           .history = &p.history,
+                          .pins = pins.ok() ? *pins : std::vector<store::PinStatus>{},
                           .base_url = "http://127.0.0.1:8437"});
   return p;
 }

@@ -56,6 +56,13 @@ Status ValidateRepoId(std::string_view repo_id) {
   return Status::Ok();
 }
 
+Status ValidatePin(std::string_view pin) {
+  const bool ok = pin.size() >= 7 && pin.size() <= 40 &&
+                  pin.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  if (!ok) return Error::InvalidInput("'" + Shown(pin) + "' is not a pin: 7 to 40 lower-case hex digits of a revision");
+  return Status::Ok();
+}
+
 Status ValidateRefName(std::string_view ref) {
   constexpr size_t kMaxRefLength = 255;
   bool ok = !ref.empty() && ref.size() <= kMaxRefLength && ref.front() != '-' &&

@@ -21,6 +21,11 @@ inline constexpr size_t kMaxTrackedRefs = 16;
 // ':', not starting with '-' or '/', not ending with '/', no "..".
 Status ValidateRefName(std::string_view ref);
 
+// A pin: the revision a user runs, as 7 to 40 lower-case hex digits of its sha. At most
+// kMaxPins per repo.
+inline constexpr size_t kMaxPins = 16;
+Status ValidatePin(std::string_view pin);
+
 // true iff `text` is 40 lower-case hex digits (a full commit id).
 bool IsCommitId(std::string_view text);
 

@@ -219,6 +219,16 @@ Result<std::vector<AdvisoryRecord>> AdvisoryStore::RecentAdvisories(const Query&
   return ReadAll(Column0(q, "listing recent advisories"));
 }
 
+Result<int64_t> AdvisoryStore::CountAffecting(const std::string& repo, const std::string& commit) {
+  HW_PREPARE(q,
+             "SELECT COUNT(*) FROM advisories a WHERE a.repo = ?1 AND a.withdrawn IS NULL AND " HW_HOLDS(
+                 "a", "?2"));
+  q.Bind(1, repo).Bind(2, commit);
+  Result<bool> row = q.Step("counting the advisories affecting a revision");
+  if (!row.ok()) return row.error();
+  return *row ? q.Int(0) : int64_t{0};
+}
+
 Result<std::vector<AdvisoryRecord>> AdvisoryStore::AdvisoriesAffecting(
     const AffectingQuery& query) {
   HW_PREPARE(q,

@@ -51,6 +51,8 @@ class AdvisoryStore {
   // Advisories newest first (seq descending); query.repo, kind and limit apply.
   Result<std::vector<AdvisoryRecord>> RecentAdvisories(const Query& query);
   Result<std::vector<AdvisoryRecord>> AdvisoriesAffecting(const AffectingQuery& query);
+  // How many advisories AdvisoriesAffecting({repo, commit}) would list.
+  Result<int64_t> CountAffecting(const std::string& repo, const std::string& commit);
 
   // Ingest's advisories of `in`, for the changes inserted as `change_ids` (by ordinal):
   // published at once (the next seq, one outbox row per target), or held when in.settle_at is

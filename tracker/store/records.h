@@ -71,6 +71,7 @@ inline constexpr size_t kMaxHubTagBytes = 200;
 struct RepoRecord {
   std::string id{};                 // "google/gemma-2-9b-it"
   std::vector<std::string> refs{};  // tracked refs
+  std::vector<std::string> pins{};  // the revisions its users run (7-40 hex each); AddRepo writes
   RepoState state = RepoState::kOk;
   std::string state_detail{};
   std::optional<std::string> renamed_to{};

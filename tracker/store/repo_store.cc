@@ -45,24 +45,29 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
     r.hub_info.tags = std::move(tags).value();
   }
   r.hub_info.fetched_at = q.IsNull(15) ? 0 : q.Int(15);
+  Result<std::vector<std::string>> pins = StoredStringList(q.Text(16), "the pins of repo " + r.id);
+  if (!pins.ok()) return pins.error();
+  r.pins = std::move(pins).value();
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
     "consecutive_errors, source, last_reconciled_at, last_change_found_by, hub_downloads, "
-    "hub_likes, hub_tags, hub_info_at FROM repos ";
+    "hub_likes, hub_tags, hub_info_at, pins FROM repos ";
 
 Status RepoStore::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
-             "INSERT INTO repos (id, refs, added_at, next_poll_at, source) "
-             "VALUES (?1, ?2, ?3, ?4, ?5) "
-             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs, source = excluded.source");
+             "INSERT INTO repos (id, refs, added_at, next_poll_at, source, pins) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs, source = excluded.source, "
+             "pins = excluded.pins");
   return q.Bind(1, repo.id)
       .Bind(2, ToJsonText(repo.refs))
       .Bind(3, repo.added_at)
       .Bind(4, repo.next_poll_at)
       .Bind(5, SourceName(repo.source))
+      .Bind(6, ToJsonText(repo.pins))
       .Run("adding repo " + repo.id);
 }
 
