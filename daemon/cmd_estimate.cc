@@ -30,8 +30,10 @@ options:
                              Compares the model with the checkpoint tensor by tensor, or
                              is the model when its architecture is not modelled.
   --seq N                    training tokens per sample (default 2048)
-  --batch N                  samples (training) / sequences (serving) for the memory table
-                             (default 1); the fit table finds the largest batch per card
+  --batch N                  samples per training step, and sequences served unless
+                             --serving-batch is given (default 1); the fit table finds the
+                             largest batch per card
+  --serving-batch N          sequences served at once for the serving row (default: --batch)
   --context N                serving context length per sequence (default 4096)
   --lora-rank R              LoRA / QLoRA adapter rank (default 16)
   --lora-targets LIST        adapted modules, e.g. q_proj,v_proj (default: every linear layer
@@ -132,6 +134,8 @@ Result<Parsed> ParseArgs(const Args& args) {
       status = count(p.input.workload.batch);
     } else if (a == "--context") {
       status = count(p.input.workload.context);
+    } else if (a == "--serving-batch") {
+      status = count(p.input.workload.serving_batch);
     } else if (a == "--lora-rank") {
       int64_t r = 0;
       status = count(r);

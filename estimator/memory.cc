@@ -197,7 +197,7 @@ MemoryPlan ServePlan(const Shared& s) {
   const Assumptions& a = s.a;
   MemoryPlan p;
   p.mode = MemoryMode::kServe;
-  p.batch = s.w.batch;
+  p.batch = s.w.ServingBatch();
   p.tokens = s.w.context;
   p.factor = a.serve_overhead_factor;
   p.usable_fraction = a.serve_utilization;
@@ -219,7 +219,7 @@ MemoryPlan ServePlan(const Shared& s) {
   if (s.g.tied) p.tied_head_bytes = s.embed_params * a.serve_weight_bytes;
   Finish(p);
 
-  const double b = D(s.w.batch);
+  const double b = D(p.batch);
   auto& c = p.components;
   c.push_back({MemoryItem::kWeights, D(s.params.total) * a.serve_weight_bytes});
   if (s.g.decodes || s.kv.bytes_per_sequence) {

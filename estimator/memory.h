@@ -20,8 +20,11 @@ namespace hubwatch {
 
 struct Workload {
   int64_t seq = 2048;      // training tokens per sample
-  int64_t batch = 1;       // samples (training) or sequences (serving) per step
+  int64_t batch = 1;       // samples per training step; sequences served, unless serving_batch
   int64_t context = 4096;  // serving context length per sequence
+  int64_t serving_batch = 0;  // sequences served at once; 0: `batch`
+
+  int64_t ServingBatch() const { return serving_batch > 0 ? serving_batch : batch; }
 };
 
 enum class MemoryMode { kFullFinetune, kLora, kQlora, kServe };

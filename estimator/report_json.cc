@@ -144,7 +144,10 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                    {"state_bytes_per_sequence", e.kv.state_bytes_per_sequence},
                    {"state_layers", e.kv.state_layers}};
   j["workload"] = {
-      {"seq", e.workload.seq}, {"batch", e.workload.batch}, {"context", e.workload.context}};
+      {"seq", e.workload.seq},
+      {"batch", e.workload.batch},
+      {"context", e.workload.context},
+      {"serving_batch", e.workload.ServingBatch()}};
 
   j["memory"] = nlohmann::json::array();
   for (const MemoryPlan& plan : e.memory) {

@@ -7,6 +7,7 @@
 #include "daemon/api/page_reply.h"
 #include "daemon/api/query_params.h"
 #include "daemon/page/list_pages.h"
+#include "tracker/store/since.h"
 #include "daemon/page/render.h"
 #include "tracker/hub/repo_id.h"
 
@@ -45,6 +46,16 @@ void Changes(const ApiContext& ctx, const HttpRequest& request, Respond respond)
   }
   if (!f.impact.empty() && !diff::ParseImpact(f.impact)) {
     return respond(PageError(request, 400, "impact must be cosmetic, behavioral or breaking"));
+  }
+  if (std::optional<std::string> since = query->Get("since"); since && !since->empty()) {
+    store::Query q;
+    if (Status s = store::ApplySince(ctx.reads(), f.repo, *since, q); !s.ok()) {
+      const int status = s.error().code == ErrorCode::kInvalidInput ? 400 : 500;
+      return respond(PageError(request, status, s.error().message));
+    }
+    f.committed_since = q.committed_since;
+    f.after_revision = q.after_revision;
+    page.since = *since;
   }
   Result<std::optional<int64_t>> before = query->Int("before", 1, INT64_MAX);
   if (!before.ok()) return respond(PageError(request, 400, before.error().message));

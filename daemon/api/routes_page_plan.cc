@@ -44,6 +44,7 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
   for (const auto& [name, value] :
        {std::pair<const char*, std::string*>{"seq", &form.seq},
         {"batch", &form.batch},
+        {"context", &form.context},
         {"lora_rank", &form.lora_rank},
         {"cards", &form.cards}}) {
     *value = fields->Get(name).value_or("");
@@ -68,6 +69,7 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
   std::string knobs;
   for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"seq", &form.seq},
                                     {"batch", &form.batch},
+                                    {"context", &form.context},
                                     {"lora_rank", &form.lora_rank},
                                     {"cards", &form.cards}}) {
     if (!value->empty())

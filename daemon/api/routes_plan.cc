@@ -36,6 +36,7 @@ Result<EstimateInput> PlanInputFromQuery(const QueryParams& query) {
   const Knob knobs[] = {{"seq", kMaxTokens, &input.workload.seq},
                         {"batch", kMaxBatch, &input.workload.batch},
                         {"context", kMaxTokens, &input.workload.context},
+                        {"serving_batch", kMaxBatch, &input.workload.serving_batch},
                         {"lora_rank", kMaxRank, &input.assumptions.lora_rank}};
   for (const Knob& k : knobs) {
     Result<std::optional<int64_t>> v = query.Int(k.name, 1, k.max);

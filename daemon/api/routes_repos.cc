@@ -146,7 +146,8 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
 
 // Whether the query sets any of the workload knobs PlanInputFromQuery reads.
 bool HasWorkload(const QueryParams& query) {
-  for (const char* knob : {"seq", "batch", "context", "lora_rank", "cards", "preset"}) {
+  for (const char* knob :
+       {"seq", "batch", "serving_batch", "context", "lora_rank", "cards", "preset"}) {
     if (query.Get(knob)) return true;
   }
   return false;

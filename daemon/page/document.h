@@ -82,12 +82,26 @@ struct BulletList {
 struct PlanForm {
   std::string action;  // from href.h
   std::string config;  // the text kept after a failed post
-  std::string seq, batch, lora_rank, cards;
+  std::string seq, batch, context, lora_rank, cards;
   std::string error;  // the estimator's reason, shown next to the form
 };
 
-using Block =
-    std::variant<Paragraph, Tiles, Table, Preformatted, Image, Heading, BulletList, PlanForm>;
+// A form of filters that reloads the page with them as its query (GET; works without
+// JavaScript). HTML only; the Markdown twin lists the query parameters.
+struct FilterForm {
+  struct Field {
+    std::string name;                  // the query parameter, [a-z_] only
+    std::string label;
+    std::string value;                 // as asked
+    std::vector<std::string> choices;  // a select of "" (any) and these; empty: a text input
+    std::string hint;                  // a text input's placeholder
+  };
+  std::string action;  // from href.h
+  std::vector<Field> fields;
+};
+
+using Block = std::variant<Paragraph, Tiles, Table, Preformatted, Image, Heading, BulletList,
+                           PlanForm, FilterForm>;
 
 struct Section {
   std::string id;  // anchor, [a-z0-9-] only

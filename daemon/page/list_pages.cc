@@ -181,21 +181,30 @@ Document BuildChangesPage(const ChangesPage& page) {
   Document doc;
   doc.title = "Tracked changes · hubwatch";
   doc.h1 = "Tracked changes";
+  const std::pair<const char*, const std::string*> asked[] = {
+      {"repo", &f.repo}, {"kind", &f.kind}, {"impact", &f.impact}, {"since", &page.since}};
   std::string filters;
-  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"repo", &f.repo},
-                                    {"kind", &f.kind},
-                                    {"impact", &f.impact}}) {
+  for (const auto& [name, value] : asked) {
     if (!value->empty()) filters += std::string(filters.empty() ? "" : ", ") + name + " " + *value;
   }
   doc.lead.push_back(
-      Paragraph{{Text("Every change hubwatch found upstream, newest first" +
-                      (filters.empty() ? std::string(".") : "; only " + filters + ".") +
-                      " Filter with ?repo=, ?kind= and ?impact= (cosmetic, "
-                      "behavioral, breaking). "),
+      Paragraph{{Text("Every change hubwatch found upstream, newest first, with the day it was "
+                      "committed" +
+                      (filters.empty() ? std::string(".") : "; only " + filters + ".") + " "),
                  Link("All changes", "/changes")}});
+  std::vector<std::string> kinds;
+  for (int i = 0; i <= static_cast<int>(diff::ChangeKind::kError); ++i) {
+    kinds.emplace_back(diff::KindName(static_cast<diff::ChangeKind>(i)));
+  }
+  doc.lead.push_back(FilterForm{
+      "/changes",
+      {{"repo", "Model", f.repo, {}, "google/gemma-2-9b-it"},
+       {"kind", "Kind", f.kind, kinds, ""},
+       {"impact", "Impact", f.impact, {"cosmetic", "behavioral", "breaking"}, ""},
+       {"since", "Since", page.since, {}, "a revision or 2024-06-01"}}});
   Section s{"changes", "Changes", {}};
   Table t{"Changes, newest first",
-          {"found", "model", "revision", "kind", "impact", "summary"},
+          {"committed", "model", "revision", "kind", "impact", "summary"},
           {},
           {},
           false,
@@ -204,7 +213,7 @@ Document BuildChangesPage(const ChangesPage& page) {
     const std::string path = ModelPath(c.repo);
     const std::string sha = c.sha.substr(0, 7);
     t.rows.push_back(
-        {{Text(When(c.created_at))},
+        {{Text(c.committed_at.size() >= 10 ? c.committed_at.substr(0, 10) : When(c.created_at))},
          RepoLink(c.repo),
          {!path.empty() && hub::IsCommitId(c.sha)
               ? Link(sha, path + "?revision=" + c.sha + "#rev-" + sha)
@@ -223,6 +232,7 @@ Document BuildChangesPage(const ChangesPage& page) {
     if (!f.repo.empty()) next += "&repo=" + QueryEscape(f.repo);
     if (!f.kind.empty()) next += "&kind=" + QueryEscape(f.kind);
     if (!f.impact.empty()) next += "&impact=" + QueryEscape(f.impact);
+    if (!page.since.empty()) next += "&since=" + QueryEscape(page.since);
     s.blocks.push_back(Paragraph{{Link("Older changes", next)}});
   }
   doc.sections.push_back(std::move(s));

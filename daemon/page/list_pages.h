@@ -41,6 +41,7 @@ nlohmann::json IndexJson(const std::vector<IndexRow>& rows);
 // next page (0: none).
 struct ChangesPage {
   store::ChangeBrowse filter;
+  std::string since;  // as asked (a revision or a time), "" for none
   std::vector<store::ChangeRecord> changes;
   int64_t next_before = 0;
 };

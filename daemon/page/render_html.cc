@@ -232,9 +232,50 @@ class HtmlWriter {
     Raw("</textarea></p>\n<div class=\"knobs\">\n");
     Field("seq", "Sequence length", f.seq, "2048");
     Field("batch", "Batch", f.batch, "1");
+    Field("context", "Serving context", f.context, "4096");
     Field("lora_rank", "LoRA rank", f.lora_rank, "16");
     Field("cards", "Cards", f.cards, "a100-80gb,h100");
     Raw("</div>\n<p><button type=\"submit\">Estimate</button></p>\n</form>\n");
+  }
+
+  void Out(const FilterForm& f) {
+    if (!IsSafeHref(f.action)) return;
+    Raw("<form method=\"get\" action=\"");
+    Text(f.action);
+    Raw("\" class=\"filters\">\n<div class=\"knobs\">\n");
+    for (const FilterForm::Field& field : f.fields) {
+      Raw("<p class=\"field\"><label for=\"f-");
+      Text(field.name);
+      Raw("\">");
+      Text(field.label);
+      Raw("</label> ");
+      if (field.choices.empty()) {
+        Raw("<input type=\"text\" id=\"f-");
+        Text(field.name);
+        Raw("\" name=\"");
+        Text(field.name);
+        Raw("\" value=\"");
+        Text(field.value);
+        Raw("\" placeholder=\"");
+        Text(field.hint);
+        Raw("\"></p>\n");
+        continue;
+      }
+      Raw("<select id=\"f-");
+      Text(field.name);
+      Raw("\" name=\"");
+      Text(field.name);
+      Raw("\"><option value=\"\">any</option>");
+      for (const std::string& choice : field.choices) {
+        Raw("<option");
+        if (choice == field.value) Raw(" selected");
+        Raw(">");
+        Text(choice);
+        Raw("</option>");
+      }
+      Raw("</select></p>\n");
+    }
+    Raw("</div>\n<p><button type=\"submit\">Filter</button></p>\n</form>\n");
   }
 
   std::string& out_;

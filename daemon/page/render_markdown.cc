@@ -158,6 +158,16 @@ class MarkdownWriter {
     out_ += "Paste a config.json into the form at /plan, or POST it to /api/v1/plan.\n\n";
   }
 
+  void Out(const FilterForm& f) {
+    std::string params;
+    for (const FilterForm::Field& field : f.fields) {
+      params += (params.empty() ? "?" : ", ?") + field.name + "=";
+    }
+    out_ += "Filter with ";
+    Text(params);
+    out_ += ".\n\n";
+  }
+
   std::string& out_;
 };
 

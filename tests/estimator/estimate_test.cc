@@ -182,6 +182,24 @@ TEST(Memory, QloraBaseIsAboutHalfAByteAndServingHonoursSlidingWindows) {
   EXPECT_DOUBLE_EQ(gemma.kv.bytes_per_sequence, 344064.0 / 2 * 4096 + 344064.0 / 2 * 8192);
 }
 
+// Training and serving take their own batch: --serving-batch sets the sequences served at once
+// (the KV cache grows with it), and the training plans keep --batch.
+TEST(Memory, TheServingBatchIsItsOwnWorkloadKnob) {
+  EstimateInput in;
+  in.workload.batch = 2;
+  const Estimate same = EstimateFor("mistralai/Mistral-7B-v0.1", in);
+  in.workload.serving_batch = 16;
+  const Estimate apart = EstimateFor("mistralai/Mistral-7B-v0.1", in);
+  EXPECT_EQ(Plan(same, MemoryMode::kServe).batch, 2);
+  EXPECT_EQ(Plan(apart, MemoryMode::kServe).batch, 16);
+  EXPECT_DOUBLE_EQ(Component(Plan(apart, MemoryMode::kServe), MemoryItem::kKvCache),
+                   16 * apart.kv.bytes_per_sequence);
+  EXPECT_EQ(Plan(apart, MemoryMode::kLora).batch, 2);
+  EXPECT_DOUBLE_EQ(Plan(apart, MemoryMode::kLora).TotalAt(2), Plan(same, MemoryMode::kLora).TotalAt(2));
+  in.workload.serving_batch = -1;
+  EXPECT_FALSE(EstimateModelFromText(ReadFixture("models/mistralai__Mistral-7B-v0.1.config.json"), in).ok());
+}
+
 // Phi-3-mini-4k slides every layer over 2047 tokens (config sliding_window) at a 4096 context.
 // Per token per layer: 32 KV heads x (K 96 + V 96) x 2 bytes = 12,288; 32 layers: 393,216.
 // At 4096 tokens each layer holds 2047 of them: 393,216 x 2047 = 804,913,152 bytes; at 1024,

@@ -91,8 +91,9 @@ TEST(HostileTest, EveryPageAndTwinIsInertAndStillShowsTheText) {
 }
 
 TEST(HostileTest, APastedConfigAndItsErrorStayInTheTextarea) {
-  PlanForm form{"/plan", "{\"x\": \"</textarea><script>alert(1)</script>\"}", "", "", "",
-                "",      "config.json: \"<script>\" is not a model_type"};
+  PlanForm form{.action = "/plan",
+                .config = "{\"x\": \"</textarea><script>alert(1)</script>\"}",
+                .error = "config.json: \"<script>\" is not a model_type"};
   const std::string html = RenderHtml(BuildPlanPage(form, nullptr, "http://127.0.0.1:1"));
   ExpectInertHtml(html, "plan");
   EXPECT_NE(html.find("&lt;/textarea&gt;&lt;script&gt;"), std::string::npos);

@@ -126,6 +126,29 @@ TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   EXPECT_NE(mistral.body.find("chat template"), std::string::npos);
   EXPECT_EQ(Get("/changes?impact=huge").status, 400);
   EXPECT_EQ(Get("/changes?kind=nope").status, 400);
+
+  // The filters are a form that works without JavaScript (GET, the chosen values kept), since
+  // means what it means everywhere (a revision or a commit time), and rows show commit dates.
+  EXPECT_NE(mistral.body.find("<form method=\"get\" action=\"/changes\" class=\"filters\">"),
+            std::string::npos);
+  EXPECT_NE(mistral.body.find("<option selected>chat_template</option>"), std::string::npos);
+  auto revisions = store_->revisions().ListRevisions(kMistral);
+  ASSERT_TRUE(revisions.ok() && revisions->size() >= 3);
+  const store::RevisionRecord& pin = (*revisions)[2];  // two revisions came after it
+  auto after_pin = store_->queries().ChangesAfter(kMistral, pin.sha, "");
+  ASSERT_TRUE(after_pin.ok() && !after_pin->empty());
+  HttpResponse since = Get("/changes?repo=" + QueryEscape(kMistral) + "&since=" + pin.sha.substr(0, 8));
+  ASSERT_EQ(since.status, 200);
+  size_t rows = 0;
+  for (size_t at = since.body.find("<tr><td>"); at != std::string::npos;
+       at = since.body.find("<tr><td>", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, after_pin->size());
+  EXPECT_NE(since.body.find("<td>" + (*revisions)[0].authored_at.substr(0, 10) + "</td>"),
+            std::string::npos);
+  EXPECT_NE(since.body.find("value=\"" + pin.sha.substr(0, 8) + "\""), std::string::npos);
+  EXPECT_EQ(Get("/changes?since=someday").status, 400);
 }
 
 TEST_F(PageServeTest, PlanFormEstimatesOrKeepsTheTextWithTheReason) {

@@ -51,14 +51,17 @@ Result<std::vector<ChangeRecord>> RevisionStore::ListChanges(const Query& query)
 Result<std::vector<ChangeRecord>> RevisionStore::BrowseChanges(const ChangeBrowse& browse) {
   static const RepoFiltered sql(std::string(kChangeColumns) +
                                 "WHERE {repo} AND (?2 = '' OR kind = ?2) "
-                                "AND (?3 = '' OR impact = ?3) AND (?4 = 0 OR id < ?4) "
-                                "ORDER BY id DESC LIMIT ?5");
+                                "AND (?3 = '' OR impact = ?3) AND (?4 = 0 OR id < ?4) AND "
+                                HW_SINCE("changes", "changes.created_at", "?6", "?7")
+                                " ORDER BY id DESC LIMIT ?5");
   HW_PREPARE(q, sql.For(browse.repo));
   q.Bind(1, browse.repo)
       .Bind(2, browse.kind)
       .Bind(3, browse.impact)
       .Bind(4, browse.before_id)
-      .Bind(5, browse.limit > 0 ? browse.limit : int64_t{-1});
+      .Bind(5, browse.limit > 0 ? browse.limit : int64_t{-1})
+      .Bind(6, browse.committed_since)
+      .Bind(7, browse.after_revision);
   return Collect(q, "browsing changes", ReadChange);
 }
 

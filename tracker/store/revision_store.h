@@ -29,6 +29,8 @@ struct ChangeBrowse {
   std::string kind{};
   std::string impact{};
   int64_t before_id = 0;  // only changes with id < this
+  int64_t committed_since = 0;   // as Query's ("since", since.h)
+  std::string after_revision{};  // as Query's
   int64_t limit = 50;
 };
 
