@@ -92,6 +92,9 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
       if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
     });
 
+    // The listener first: a start that cannot bind (the port taken) writes nothing. Nothing is
+    // served before the loop runs, and /readyz says not ready until the start is done.
+    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
     // The start writes the configuration as a reload does, and waits for it.
     auto wrote = std::make_shared<ConfigWrite>();
     if (Status s = Await([&](auto done) { WriteToStore(*started_, wrote, std::move(done)); });
@@ -99,7 +102,6 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
       return Fatal(s.error());
     }
     Apply(*started_, *wrote);
-    if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
 
     reloader_ = std::make_unique<Reloader>(
         [this, config_path]() -> Result<service::DaemonConfig> {

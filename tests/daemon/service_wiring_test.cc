@@ -129,9 +129,20 @@ TEST_F(ServiceWiringTest, AListenerThatCannotBindFailsTheStartWithAClearError) {
   subscriptions::testing::Receiver occupied;  // holds a port on 127.0.0.1
   service::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.api.listen = "127.0.0.1:" + std::to_string(occupied.port());
+  config.subscriptions.push_back({.url = occupied.url(),
+                                  .secret_file = WriteFile("hook.secret", kSecret),
+                                  .repos = "*",
+                                  .kinds = {},
+                                  .min_impact = "behavioral"});
+  config.webhooks.allow_private_targets = true;
   Start(config);
   EXPECT_EQ(Join(), 1);
   EXPECT_TRUE(notify_.WaitFor("STATUS=failed: API on 127.0.0.1:", 5));
+  // A start that failed leaves no trace of the configuration in the store.
+  auto store = store::Store::Open(config.store);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_TRUE((*store)->outbox().ListSubscriptions()->empty());
+  EXPECT_TRUE((*store)->repos().ListRepos()->empty());
 }
 
 TEST_F(ServiceWiringTest, ABadSubscriptionFailsTheStartAndNamesTheEntry) {
