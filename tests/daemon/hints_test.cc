@@ -9,6 +9,7 @@
 
 #include "tests/api/http_client.h"
 #include "tests/daemon/service_env.h"
+#include "tests/subscriptions/test_support.h"
 #include "tracker/advisory/time_text.h"
 
 namespace hubwatch::service::testing {
@@ -245,6 +246,71 @@ TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMis
   EXPECT_NE(metrics.find("hubwatch_listing_rounds_total{outcome=\"error\"}"), std::string::npos);
   EXPECT_FALSE(captured_log_->Matching("hint miss").empty());
   EXPECT_FALSE(captured_log_->Matching("listing round failed").empty());
+}
+
+// Publication apart from notification: the first polls find the repos' past, which is stored and
+// published (advisories, feeds, osv.dev) but sent only to the subscription that asks for
+// history (backfill); the commit that lands later is news, sent to both.
+TEST_F(HintsTest, ASubscriberIsNotifiedOfWhatChangesAfterTrackingAndOfThePastOnlyOnRequest) {
+  subscriptions::testing::Receiver receiver;
+  service::DaemonConfig config = HintsConfig();
+  const std::string secret = WriteFile("hook.secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  config.subscriptions.push_back(
+      {.url = receiver.url("/news"), .secret_file = secret, .min_impact = "cosmetic"});
+  config.subscriptions.push_back({.url = receiver.url("/history"),
+                                  .secret_file = secret,
+                                  .min_impact = "cosmetic",
+                                  .backfill = true});
+  config.webhooks.allow_private_targets = true;
+  config.poll.advise_cosmetic = true;
+  Start(config);
+  WaitForFirstPolls();
+  auto advisory_ids = [&] {
+    std::set<std::string> ids;
+    if (auto s = OpenStore()) {
+      const auto listed = s->advisories().ListAdvisories({});
+      if (listed.ok()) {
+        for (const auto& a : *listed) ids.insert(a.id);
+      }
+    }
+    return ids;
+  };
+  auto delivered = [&](const std::string& target) {
+    std::set<std::string> ids;
+    for (const auto& r : receiver.requests()) {
+      if (r.target != target) continue;
+      const nlohmann::json osv = nlohmann::json::parse(r.body, nullptr, false);
+      if (osv.is_object()) ids.insert(osv.value("id", ""));
+    }
+    return ids;
+  };
+  auto wait_for = [&](const std::string& target, size_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (delivered(target).size() < n && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return delivered(target);
+  };
+  const std::set<std::string> past = advisory_ids();
+  ASSERT_FALSE(past.empty());
+  EXPECT_EQ(wait_for("/history", past.size()), past);
+  EXPECT_TRUE(delivered("/news").empty()) << "the past is not news";
+
+  hub_->AdvanceReplayClock(std::chrono::hours(10));  // Llama 3's 4th commit lands
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 15));
+  std::set<std::string> news;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (news.empty() && std::chrono::steady_clock::now() < deadline) {
+    for (const std::string& id : advisory_ids()) {
+      if (!past.count(id)) news.insert(id);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(news.empty());
+  EXPECT_EQ(wait_for("/news", news.size()), news);
+  std::set<std::string> all = past;
+  all.insert(news.begin(), news.end());
+  EXPECT_EQ(wait_for("/history", all.size()), all);
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 // The advisory step: the OSV advisories of a revision about to be ingested, one per change worth
 // advising (cosmetic ones only with advise_cosmetic), each with its delivery targets, and the
 // settle time that holds them back while a burst of commits goes on (settle_window_s). A
-// revision committed before its repo was tracked is history: its advisories are published all
-// the same, marked database_specific.backfill, and their targets are asked with history = true.
+// revision the repo's first poll finds committed before the repo was tracked is history: its
+// advisories are published all the same, marked database_specific.backfill, and their targets
+// are asked with history = true.
 //
 // Pure but for the `introduced` lookup, which runs on the calling thread. REQUIRES: the ingest's
 // revision (repo, sha, parents, authored_at, first_seen_at) and changes are set.
@@ -27,8 +28,8 @@ using IntroducedLookup =
 
 // Sets in.advisories (change_ordinal: the change's index in in.changes) and, with a settle
 // window, in.settle_at. The publish time is in.revision.first_seen_at; the settle time counts
-// from the commit's own time, never later than that. `tracked_since`: when the repo was first
-// tracked (RepoRecord::added_at). On a lookup error `in` is left incomplete.
+// from the commit's own time, never later than that. `tracked_since`: RevisionToCommit's (when
+// the repo was tracked, on its first poll; 0 later). On a lookup error `in` is left incomplete.
 Status AdviseRevision(store::RevisionIngest& in, const PollerOptions& options,
                       int64_t tracked_since, const IntroducedLookup& introduced);
 

@@ -249,7 +249,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
                                &self->current_,
                                &self->fresh_,
                                self->rewrite_ ? &*self->rewrite_ : nullptr,
-                               self->record_.added_at};
+                               self->report_.first_poll ? self->record_.added_at : 0};
       *built = CommitRevision(self->Writer(), r, self->Now(), *self->o_);
     };
     OffloadOrRun(*o_, std::move(work), [self, built] { self->AfterCommit(*built); });

@@ -48,7 +48,9 @@ struct RevisionToCommit {
   const Snapshot* current = nullptr;
   const NewContent* fresh = nullptr;  // the content new to the store
   const Rewrite* rewrite = nullptr;   // set on the first revision of a rewritten history
-  int64_t tracked_since = 0;          // when the repo was first tracked (RepoRecord::added_at)
+  // On the repo's first poll, when it was tracked (RepoRecord::added_at): what that poll finds
+  // committed before then is history. 0 on later polls: what they find is news.
+  int64_t tracked_since = 0;
 };
 
 struct CommittedRevision {
