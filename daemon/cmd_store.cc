@@ -4,7 +4,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "daemon/api_client.h"
 #include "daemon/cli_common.h"
+#include "daemon/cli_remote.h"
 #include "daemon/commands.h"
 #include "tracker/advisory/osv_export.h"
 #include "estimator/base/text.h"
@@ -49,46 +51,69 @@ std::string ChangeText(const store::ChangeRecord& c) {
                            c.change.summary);
 }
 
+// A running daemon's API instead of its store (ApiClient).
+constexpr char kApi[] = "--api";
+
 std::string ShortSha(const std::string& sha) { return EscapeForTerminal(sha.substr(0, 7)); }
+
+// The revisions of `repo`, newest first, with their changes, from the store. An untracked repo
+// is Unsupported (exit 1): an answer, not bad input.
+Result<std::vector<RevisionWithChanges>> StoredHistory(store::Store& store, const std::string& repo) {
+  Result<std::optional<store::RepoRecord>> tracked = store.repos().GetRepo(repo);
+  if (!tracked.ok()) return tracked.error();
+  if (!tracked->has_value()) {
+    return Error::Unsupported(Clip(repo) +
+                              " is not tracked: add it to the configuration's repos, or "
+                              "POST /api/v1/repos {\"id\": \"...\"} to a running daemon");
+  }
+  Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(repo);
+  if (!revs.ok()) return revs.error();
+  std::vector<RevisionWithChanges> out;
+  for (store::RevisionRecord& r : *revs) {
+    Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(r.repo, r.sha);
+    if (!changes.ok()) return changes.error();
+    out.push_back({std::move(r), std::move(changes).value()});
+  }
+  return out;
+}
 
 int History(const Args& args, std::ostream& out, std::ostream& err) {
   CommonFlags flags;
   std::vector<std::string> positional;
-  if (Status s = ParseCommon(args, flags, positional, {}); !s.ok()) return Fail(err, "history", s);
+  if (Status s = ParseCommon(args, flags, positional, {kApi}); !s.ok()) {
+    return Fail(err, "history", s);
+  }
   if (flags.help) {
-    out << "usage: hubwatch history REPO --config FILE [--json]\n\n"
-           "The revisions hubwatch has ingested for REPO, newest first, with their changes.\n";
+    out << "usage: hubwatch history REPO (--config FILE | --api URL) [--json]\n\n"
+           "The revisions hubwatch has ingested for REPO, newest first, with their changes.\n"
+           "--api URL asks a running `hubwatch serve` (http://127.0.0.1:8437) instead of\n"
+           "opening its store. Exit 1: REPO is not tracked.\n";
     return 0;
   }
   if (positional.size() != 1) return Fail(err, "history", Error::InvalidInput("needs one REPO"));
-  Result<Opened> opened = OpenStoreFromConfig(flags);
-  if (!opened.ok()) return Fail(err, "history", opened.error());
-  store::Store& store = *opened->store;
-  // An untracked repo is an answer of its own (exit 1), not an empty history.
-  Result<std::optional<store::RepoRecord>> tracked = store.repos().GetRepo(positional[0]);
-  if (!tracked.ok()) return Fail(err, "history", tracked.error());
-  if (!tracked->has_value()) {
-    return Fail(err, "history",
-                Error::Unsupported(Clip(positional[0]) +
-                                   " is not tracked: add it to the configuration's repos, or "
-                                   "POST /api/v1/repos {\"id\": \"...\"} to a running daemon"));
+  Result<std::vector<RevisionWithChanges>> revs = Error::InvalidInput("");
+  if (flags.values.count(kApi)) {
+    Result<std::unique_ptr<ApiClient>> api = ApiClient::Open(flags.values[kApi]);
+    if (!api.ok()) return Fail(err, "history", api.error());
+    revs = RemoteHistory(**api, positional[0]);
+  } else {
+    Result<Opened> opened = OpenStoreFromConfig(flags);
+    if (!opened.ok()) return Fail(err, "history", opened.error());
+    revs = StoredHistory(*opened->store, positional[0]);
   }
-  Result<std::vector<store::RevisionRecord>> revs = store.revisions().ListRevisions(positional[0]);
   if (!revs.ok()) return Fail(err, "history", revs.error());
   nlohmann::json list = nlohmann::json::array();
-  for (const store::RevisionRecord& r : *revs) {
-    Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(r.repo, r.sha);
-    if (!changes.ok()) return Fail(err, "history", changes.error());
+  for (const auto& [r, changes] : *revs) {
     if (flags.json) {
       nlohmann::json j = RevisionJson(r);
       j["changes"] = nlohmann::json::array();
-      for (const auto& c : *changes) j["changes"].push_back(ChangeJson(c));
+      for (const auto& c : changes) j["changes"].push_back(ChangeJson(c));
       list.push_back(std::move(j));
       continue;
     }
     out << ShortSha(r.sha) << "  " << EscapeForTerminal(r.authored_at.substr(0, 10)) << "  "
         << EscapeForTerminal(r.title) << (r.rewritten_away ? "  [rewritten away]" : "") << "\n";
-    for (const auto& c : *changes) out << "           " << ChangeText(c) << "\n";
+    for (const auto& c : changes) out << "           " << ChangeText(c) << "\n";
   }
   if (flags.json) out << Dump(list) << "\n";
   if (!flags.json && revs->empty()) {
@@ -100,12 +125,14 @@ int History(const Args& args, std::ostream& out, std::ostream& err) {
 int Changes(const Args& args, std::ostream& out, std::ostream& err) {
   CommonFlags flags;
   std::vector<std::string> positional;
-  if (Status s = ParseCommon(args, flags, positional, {"--since", "--kind"}); !s.ok()) {
+  if (Status s = ParseCommon(args, flags, positional, {"--since", "--kind", kApi}); !s.ok()) {
     return Fail(err, "changes", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch changes [REPO] --config FILE [--since REV|TIME] [--kind KIND] [--json]\n\n"
-           "Changes recorded, oldest first, with their commit dates.\n"
+    out << "usage: hubwatch changes [REPO] (--config FILE | --api URL) [--since REV|TIME]\n"
+           "                        [--kind KIND] [--json]\n\n"
+           "Changes recorded, oldest first, with their commit dates. --api URL asks a running\n"
+           "`hubwatch serve` (http://127.0.0.1:8437) instead of opening its store (REPO needed).\n"
            "--since REV   the changes after that revision of REPO (7-40 hex digits)\n"
            "--since TIME  the changes committed at or after TIME: RFC 3339, a date (2024-05-01)\n"
            "              or Unix seconds (the Hub's commit time, as the API's ?since=)\n"
@@ -123,14 +150,24 @@ int Changes(const Args& args, std::ostream& out, std::ostream& err) {
     }
     q.kind = flags.values["--kind"];
   }
-  Result<Opened> opened = OpenStoreFromConfig(flags);
-  if (!opened.ok()) return Fail(err, "changes", opened.error());
-  if (flags.values.count("--since")) {
-    if (Status s = store::ApplySince(*opened->store, q.repo, flags.values["--since"], q); !s.ok()) {
-      return Fail(err, "changes", s);
+  Result<std::vector<store::ChangeRecord>> changes = Error::InvalidInput("");
+  if (flags.values.count(kApi)) {
+    if (q.repo.empty()) return Fail(err, "changes", Error::InvalidInput("--api needs a REPO"));
+    Result<std::unique_ptr<ApiClient>> api = ApiClient::Open(flags.values[kApi]);
+    if (!api.ok()) return Fail(err, "changes", api.error());
+    const std::string since = flags.values.count("--since") ? flags.values["--since"] : "";
+    changes = RemoteChanges(**api, q.repo, since, q.kind);
+  } else {
+    Result<Opened> opened = OpenStoreFromConfig(flags);
+    if (!opened.ok()) return Fail(err, "changes", opened.error());
+    if (flags.values.count("--since")) {
+      if (Status s = store::ApplySince(*opened->store, q.repo, flags.values["--since"], q);
+          !s.ok()) {
+        return Fail(err, "changes", s);
+      }
     }
+    changes = opened->store->revisions().ListChanges(q);
   }
-  Result<std::vector<store::ChangeRecord>> changes = opened->store->revisions().ListChanges(q);
   if (!changes.ok()) return Fail(err, "changes", changes.error());
   nlohmann::json list = nlohmann::json::array();
   for (const auto& c : *changes) {
@@ -166,12 +203,12 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
       args.push_back(a);
     }
   }
-  if (Status s = ParseCommon(args, flags, positional, {"--export", "--since", "--kind", "--affects"});
+  if (Status s = ParseCommon(args, flags, positional, {"--export", "--since", "--kind", "--affects", kApi});
       !s.ok()) {
     return Fail(err, "advisories", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch advisories [REPO] --config FILE [--json] [--since REV|TIME]\n"
+    out << "usage: hubwatch advisories [REPO] (--config FILE | --api URL) [--json] [--since REV|TIME]\n"
            "                           [--kind KIND] [--affects REV]\n"
            "                           [--export DIR [--follow-dir-symlink]]\n\n"
            "OSV advisories, in publication order.\n"
@@ -179,6 +216,8 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
            "                  committed at or after that time\n"
            "--affects REV     the advisories that affect revision REV of REPO (your pin): the\n"
            "                  changes made after it to a state it has (osv.dev's \"affected\")\n"
+           "--api URL         ask a running `hubwatch serve` (http://127.0.0.1:8437) instead of\n"
+           "                  opening its store\n"
            "--export writes DIR/<id>.json for each and\n"
            "DIR/all.json listing {id, modified}, the layout of an OSV database export. Each file\n"
            "is written to a temporary file in DIR and renamed over the old one: a symbolic link\n"
@@ -202,20 +241,29 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
     }
     q.kind = flags.values["--kind"];
   }
-  Result<Opened> opened = OpenStoreFromConfig(flags);
-  if (!opened.ok()) return Fail(err, "advisories", opened.error());
-  if (flags.values.count("--since")) {
-    if (Status s = store::ApplySince(*opened->store, q.repo, flags.values["--since"], q); !s.ok()) {
-      return Fail(err, "advisories", s);
+  const auto value = [&](const char* flag) {
+    return flags.values.count(flag) ? flags.values[flag] : std::string();
+  };
+  Result<std::vector<store::AdvisoryRecord>> list = Error::InvalidInput("");
+  if (flags.values.count(kApi)) {
+    Result<std::unique_ptr<ApiClient>> api = ApiClient::Open(value(kApi));
+    if (!api.ok()) return Fail(err, "advisories", api.error());
+    list = RemoteAdvisories(**api, {q.repo, q.kind, value("--since"), value("--affects")});
+  } else {
+    Result<Opened> opened = OpenStoreFromConfig(flags);
+    if (!opened.ok()) return Fail(err, "advisories", opened.error());
+    if (flags.values.count("--since")) {
+      if (Status s = store::ApplySince(*opened->store, q.repo, value("--since"), q); !s.ok()) {
+        return Fail(err, "advisories", s);
+      }
     }
+    if (flags.values.count("--affects")) {
+      Result<std::string> pin = store::ResolveRevision(*opened->store, q.repo, value("--affects"));
+      if (!pin.ok()) return Fail(err, "advisories", pin.error());
+      q.affects = *pin;
+    }
+    list = opened->store->advisories().ListAdvisories(q);
   }
-  if (flags.values.count("--affects")) {
-    Result<std::string> pin =
-        store::ResolveRevision(*opened->store, q.repo, flags.values["--affects"]);
-    if (!pin.ok()) return Fail(err, "advisories", pin.error());
-    q.affects = *pin;
-  }
-  Result<std::vector<store::AdvisoryRecord>> list = opened->store->advisories().ListAdvisories(q);
   if (!list.ok()) return Fail(err, "advisories", list.error());
   if (flags.values.count("--export")) {
     const std::string& dir = flags.values["--export"];
@@ -248,7 +296,8 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
     out << "usage: hubwatch show REPO@REVISION --config FILE [--json]\n\n"
            "One revision: commit, files, every change with its details, the estimate, advisories.\n"
            "REVISION: a tracked ref (main, a tag) at its head as hubwatch last saw it, or a\n"
-           "prefix of the sha.\n";
+           "prefix of the sha. It reads the store (the files are not in the API); a running\n"
+           "daemon answers GET /api/v1/repos/REPO/revisions/SHA with the revision and changes.\n";
     return 0;
   }
   const size_t at = positional.size() == 1 ? positional[0].find('@') : std::string::npos;

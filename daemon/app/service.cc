@@ -37,6 +37,13 @@ constexpr auto kStopDeadline = std::chrono::seconds(9);
 
 std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
+// Every tracked repo with when it is due and whether a poll of it is running.
+std::vector<service::RepoSchedule> ScheduleOf(const service::Scheduler& s) {
+  std::vector<service::RepoSchedule> out;
+  for (const auto& [repo, at] : s.due()) out.push_back({repo, at, s.polling(repo)});
+  return out;
+}
+
 }  // namespace
 
 // The wiring: opens the store, builds the hub client, the poller, the webhooks and the API on
@@ -151,10 +158,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   bool ready() const override { return ready_ && !stopping_; }
   std::string status_line() const override { return loop_.StatusLine(); }
   std::vector<service::RepoSchedule> schedule() const override {
-    std::vector<service::RepoSchedule> out;
-    const service::Scheduler& s = loop_.scheduler();
-    for (const auto& [repo, at] : s.due()) out.push_back({repo, at, s.polling(repo)});
-    return out;
+    return ScheduleOf(loop_.scheduler());
   }
 
   // ReloadTarget, for the start and the reloader: the store write on the store thread (`done`

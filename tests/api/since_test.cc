@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "daemon/commands.h"
 #include "tests/api/api_env.h"
@@ -27,6 +28,22 @@ class SinceTest : public ApiTest {
       ids.insert(item["id"].is_string() ? item["id"].get<std::string>() : item["id"].dump());
     }
     return ids;
+  }
+
+  // What a CLI command prints (exit status, stdout, stderr) against the store, or with --api
+  // against this test's server.
+  std::tuple<int, std::string, std::string> Cli(
+      int (*command)(const cli::Args&, std::ostream&, std::ostream&), cli::Args args, bool api) {
+    if (api) {
+      args.insert(args.end(), {"--api", "http://127.0.0.1:" + std::to_string(port_)});
+    } else {
+      const std::string config = db_path_ + ".json";
+      std::ofstream(config) << nlohmann::json({{"store", db_path_}}).dump();
+      args.insert(args.end(), {"--config", config});
+    }
+    std::ostringstream out, err;
+    const int code = command(args, out, err);
+    return {code, out.str(), err.str()};
   }
 
   std::set<std::string> ApiIds(const std::string& target, const char* list) {
@@ -74,6 +91,41 @@ TEST_F(SinceTest, TheSameSinceGivesTheSameAnswerFromTheCliAndTheApi) {
   EXPECT_TRUE(ApiIds(std::string("/api/v1/advisories?repo=") + kMistral + "&affects=main",
                      "advisories")
                   .empty());
+}
+
+// --api URL: the query commands ask a running daemon and print what they print from its store.
+TEST_F(SinceTest, TheQueryCommandsPrintTheSameFromTheStoreAndFromTheApi) {
+  StartServer();
+  const std::vector<store::RevisionRecord> revs = Revisions(kMistral);
+  ASSERT_GE(revs.size(), 3u);
+  const std::string sha = revs[2].sha.substr(0, 9);
+  const std::vector<std::pair<int (*)(const cli::Args&, std::ostream&, std::ostream&), cli::Args>>
+      asked = {
+          {cli::RunChanges, {kMistral, "--since", sha}},
+          {cli::RunChanges, {kMistral, "--since", "2024-01-01", "--kind", "chat_template", "--json"}},
+          {cli::RunAdvisories, {kMistral, "--since", sha}},
+          {cli::RunAdvisories, {kMistral, "--affects", sha, "--json"}},
+          {cli::RunAdvisories, {"--json"}},
+          {cli::RunHistory, {kMistral}},
+          {cli::RunHistory, {kMistral, "--json"}},
+      };
+  for (const auto& [command, args] : asked) {
+    std::string shown;
+    for (const std::string& a : args) shown += a + " ";
+    SCOPED_TRACE(shown);
+    const auto [local_code, local_out, local_err] = Cli(command, args, false);
+    const auto [api_code, api_out, api_err] = Cli(command, args, true);
+    EXPECT_EQ(local_code, 0) << local_err;
+    EXPECT_EQ(api_code, 0) << api_err;
+    EXPECT_FALSE(local_out.empty());
+    EXPECT_EQ(api_out, local_out);
+  }
+  // An untracked repo is the same answer (exit 1) both ways; a bad URL is bad input.
+  EXPECT_EQ(std::get<0>(Cli(cli::RunHistory, {"nobody/nothing"}, false)), 1);
+  EXPECT_EQ(std::get<0>(Cli(cli::RunHistory, {"nobody/nothing"}, true)), 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::RunChanges({kMistral, "--api", "ftp://127.0.0.1:1"}, out, err), 2);
+  EXPECT_NE(err.str().find("is not http(s)://host[:port]"), std::string::npos) << err.str();
 }
 
 }  // namespace
