@@ -147,7 +147,9 @@ Result<std::vector<RevisionWithChanges>> RemoteHistory(ApiClient& api, const std
                                           (before.empty() ? "" : "&before=" + before));
     if (!body.ok()) return Untracked(body.error(), repo);
     for (const auto& j : Array(*body, "revisions")) {
-      if (!j.is_object()) return Error::Io("--api: a revision of " + Clip(repo) + " is not an object");
+      if (!j.is_object()) {
+        return Error::Io("--api: a revision of " + Clip(repo) + " is not an object");
+      }
       RevisionWithChanges r;
       r.revision = {.repo = repo,
                     .sha = Str(j, "sha"),
@@ -159,7 +161,8 @@ Result<std::vector<RevisionWithChanges>> RemoteHistory(ApiClient& api, const std
                     .refs = Strings(j, "refs"),
                     .first_seen_at = Time(j, "first_seen_at"),
                     .rewritten_away = Bool(j, "rewritten_away")};
-      Result<nlohmann::json> one = api.Get(RepoPath(repo) + "/revisions/" + UrlEscape(r.revision.sha));
+      Result<nlohmann::json> one =
+          api.Get(RepoPath(repo) + "/revisions/" + UrlEscape(r.revision.sha));
       if (!one.ok()) return one.error();
       Result<std::vector<store::ChangeRecord>> changes =
           ChangesFrom(Array(*one, "changes"), repo);

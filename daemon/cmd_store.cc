@@ -58,7 +58,8 @@ std::string ShortSha(const std::string& sha) { return EscapeForTerminal(sha.subs
 
 // The revisions of `repo`, newest first, with their changes, from the store. An untracked repo
 // is Unsupported (exit 1): an answer, not bad input.
-Result<std::vector<RevisionWithChanges>> StoredHistory(store::Store& store, const std::string& repo) {
+Result<std::vector<RevisionWithChanges>> StoredHistory(store::Store& store,
+                                                       const std::string& repo) {
   Result<std::optional<store::RepoRecord>> tracked = store.repos().GetRepo(repo);
   if (!tracked.ok()) return tracked.error();
   if (!tracked->has_value()) {
@@ -203,12 +204,14 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
       args.push_back(a);
     }
   }
-  if (Status s = ParseCommon(args, flags, positional, {"--export", "--since", "--kind", "--affects", kApi});
+  if (Status s = ParseCommon(args, flags, positional,
+                             {"--export", "--since", "--kind", "--affects", kApi});
       !s.ok()) {
     return Fail(err, "advisories", s);
   }
   if (flags.help) {
-    out << "usage: hubwatch advisories [REPO] (--config FILE | --api URL) [--json] [--since REV|TIME]\n"
+    out << "usage: hubwatch advisories [REPO] (--config FILE | --api URL) [--json]\n"
+           "                           [--since REV|TIME]\n"
            "                           [--kind KIND] [--affects REV]\n"
            "                           [--export DIR [--follow-dir-symlink]]\n\n"
            "OSV advisories, in publication order.\n"
@@ -231,7 +234,9 @@ int Advisories(const Args& all_args, std::ostream& out, std::ostream& err) {
                 Error::InvalidInput(std::string(kFollowDirSymlink) + " needs --export DIR"));
   }
   store::Query q;
-  if (positional.size() > 1) return Fail(err, "advisories", Error::InvalidInput("at most one REPO"));
+  if (positional.size() > 1) {
+    return Fail(err, "advisories", Error::InvalidInput("at most one REPO"));
+  }
   if (!positional.empty()) q.repo = positional[0];
   if (flags.values.count("--kind")) {
     diff::ChangeKind kind;
@@ -379,8 +384,9 @@ int Show(const Args& args, std::ostream& out, std::ostream& err) {
   if (changes->empty()) out << "  none\n";
   if (*estimate) {
     out << "\nestimate: " << (*estimate)->params_total << " parameters";
-    if ((*estimate)->parameter_delta)
+    if ((*estimate)->parameter_delta) {
       out << ", delta against the headers " << *(*estimate)->parameter_delta;
+    }
     out << "\n";
   }
   out << "\nadvisories:";

@@ -21,10 +21,11 @@ Status ValidateWorkload(const Workload& w) {
     }
     return Status::Ok();
   };
-  for (Status s : {check("--seq", w.seq, kMaxTokens), check("--batch", w.batch, kMaxBatchInput),
-                   check("--context", w.context, kMaxTokens),
-                   w.serving_batch == 0 ? Status::Ok()
-                                        : check("--serving-batch", w.serving_batch, kMaxBatchInput)}) {
+  for (Status s :
+       {check("--seq", w.seq, kMaxTokens), check("--batch", w.batch, kMaxBatchInput),
+        check("--context", w.context, kMaxTokens),
+        w.serving_batch == 0 ? Status::Ok()
+                             : check("--serving-batch", w.serving_batch, kMaxBatchInput)}) {
     if (!s.ok()) return s;
   }
   return Status::Ok();

@@ -65,7 +65,9 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
     q.modified_since = advisory::Rfc3339(*t);
   }
   if (std::optional<std::string> affects = f.query.Get("affects")) {
-    if (f.repo.empty()) return respond(BadRequest("affects=SHA needs repo= (a revision is a repo's)"));
+    if (f.repo.empty()) {
+      return respond(BadRequest("affects=SHA needs repo= (a revision is a repo's)"));
+    }
     Result<std::string> pin = store::ResolveRevision(ctx.reads(), f.repo, *affects);
     if (!pin.ok()) return respond(FilterFailure(pin.error()));
     q.affects = *pin;

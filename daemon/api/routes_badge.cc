@@ -40,7 +40,9 @@ std::optional<HttpReply> ComputeBadge(const ApiContext& ctx, const HttpRequest& 
     if (!tally.ok()) return StoreFailure(tally.error());
     *badge = DerivativesBadge(*tally);
   } else if (query->Get("pins")) {
-    if (query->Get("pin") || !kind.empty()) return BadRequest("pins cannot be combined with pin or kind");
+    if (query->Get("pin") || !kind.empty()) {
+      return BadRequest("pins cannot be combined with pin or kind");
+    }
     Result<std::optional<store::RepoRecord>> record = ctx.reads().repos().GetRepo(repo);
     if (!record.ok()) return StoreFailure(record.error());
     if (!record->has_value()) return HttpReply::Error(404, "repo " + repo + " is not tracked");

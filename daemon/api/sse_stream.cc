@@ -50,8 +50,10 @@ void SseStream::Pump() {
     pump_again_ = true;
     return;
   }
-  store::Query q{
-      .repo = start_.repo, .kind = start_.kind, .after_seq = start_.after_seq, .limit = kStreamBatch};
+  store::Query q{.repo = start_.repo,
+                 .kind = start_.kind,
+                 .after_seq = start_.after_seq,
+                 .limit = kStreamBatch};
   Result<std::vector<store::AdvisoryRecord>> batch =
       core_->ctx().reads().advisories().ListAdvisories(q);
   if (!batch.ok()) return Close();

@@ -59,12 +59,12 @@ std::vector<Block> ChangeLead(const std::vector<RevisionHistory>& history,
     out.push_back(Paragraph{{Strong("Latest change: "), Text("none recorded yet")}});
   } else {
     const std::string short_sha = latest->revision.sha.substr(0, 7);
-    Spans line = {Strong("Latest change: "),
-                  Chip(std::string(diff::ImpactName(lead->change.impact)),
-                       ImpactTone(lead->change.impact)),
-                  Text(" " + KindTitle(lead->change.kind) + ": " +
-                       Clip(lead->change.summary, kMaxTitleBytes) + " — "),
-                  Link(short_sha, "#rev-" + short_sha), Text(", committed " + Date(latest->revision))};
+    Spans line = {
+        Strong("Latest change: "),
+        Chip(std::string(diff::ImpactName(lead->change.impact)), ImpactTone(lead->change.impact)),
+        Text(" " + KindTitle(lead->change.kind) + ": " +
+             Clip(lead->change.summary, kMaxTitleBytes) + " — "),
+        Link(short_sha, "#rev-" + short_sha), Text(", committed " + Date(latest->revision))};
     if (latest->changes.size() > 1) {
       line.push_back(Text(" (" + std::to_string(latest->changes.size() - 1) +
                           " more change(s) in that revision)"));
@@ -82,9 +82,10 @@ std::vector<Block> ChangeLead(const std::vector<RevisionHistory>& history,
                                       : " no advisory affects it; the newest is " +
                                             p.newest.substr(0, 7)));
     } else {
-      line.push_back(Chip(std::to_string(p.advisories) +
-                              (p.advisories == 1 ? " advisory affects it" : " advisories affect it"),
-                          Tone::kWarn));
+      line.push_back(
+          Chip(std::to_string(p.advisories) +
+                   (p.advisories == 1 ? " advisory affects it" : " advisories affect it"),
+               Tone::kWarn));
       line.push_back(Text(" — revision " + p.newest.substr(0, 7) + " takes every fix"));
     }
     out.push_back(Paragraph{std::move(line)});

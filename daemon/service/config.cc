@@ -99,7 +99,8 @@ Status ParseServiceKeys(const nlohmann::json& j, const std::string& base_dir, Da
       const nlohmann::json& s = j["subscriptions"][i];
       const std::string where = "subscriptions[" + std::to_string(i) + "]";
       if (!s.is_object()) return Bad(where + " must be an object");
-      if (Status k = CheckKeys(s, where, {"url", "secret_file", "repos", "kinds", "min_impact", "backfill"});
+      if (Status k = CheckKeys(s, where,
+                               {"url", "secret_file", "repos", "kinds", "min_impact", "backfill"});
           !k.ok()) {
         return k;
       }
@@ -296,8 +297,9 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     }
   }
   const bool reconcile_given = j.contains("poll") && j["poll"].contains("reconcile_interval_s");
-  if (!reconcile_given)
+  if (!reconcile_given) {
     c.poll.reconcile_interval_s = std::max(c.poll.reconcile_interval_s, c.poll.interval_s);
+  }
   if (c.poll.hints && c.poll.reconcile_interval_s < c.poll.interval_s) {
     return Bad("poll.reconcile_interval_s (" + std::to_string(c.poll.reconcile_interval_s) +
                ") must be at least poll.interval_s (" + std::to_string(c.poll.interval_s) +

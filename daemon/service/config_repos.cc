@@ -59,7 +59,9 @@ Result<DerivativesConfig> ParseDerivatives(const nlohmann::json& v, const std::s
 
 Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& where) {
   if (!r.is_object()) return Bad(where + " must be an object");
-  if (Status s = CheckKeys(r, where, {"id", "refs", "pins", "derivatives"}); !s.ok()) return s.error();
+  if (Status s = CheckKeys(r, where, {"id", "refs", "pins", "derivatives"}); !s.ok()) {
+    return s.error();
+  }
   RepoConfig repo;
   Result<std::string> id = String(r.value("id", nlohmann::json()), where + ".id");
   if (!id.ok()) return id.error();

@@ -64,7 +64,9 @@ Result<store::Subscription> FromBody(const nlohmann::json& body, bool allow_priv
   if (Status ok = CheckFilters(s.repos, s.kinds, min_impact); !ok.ok()) return ok.error();
   s.min_impact = *diff::ParseImpact(min_impact);  // CheckFilters accepted it
   if (body.contains("backfill")) {
-    if (!body["backfill"].is_boolean()) return Error::InvalidInput("backfill must be true or false");
+    if (!body["backfill"].is_boolean()) {
+      return Error::InvalidInput("backfill must be true or false");
+    }
     s.backfill = body["backfill"].get<bool>();
   }
   if (body.contains("secret")) {

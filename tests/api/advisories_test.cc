@@ -42,12 +42,15 @@ TEST_F(ApiTest, AdvisoriesBySeqWithFilters) {
   EXPECT_EQ(r.json()["next_after"], all[3].seq);
 
   // The time hubwatch wrote them (at ingestion) has its own filter...
-  EXPECT_EQ(Get("/api/v1/advisories?modified_since=2024-12-02T13:12:35Z").json()["advisories"].size(),
-            all.size());
+  EXPECT_EQ(
+      Get("/api/v1/advisories?modified_since=2024-12-02T13:12:35Z").json()["advisories"].size(),
+      all.size());
   EXPECT_EQ(Get("/api/v1/advisories?modified_since=2024-12-03").json()["advisories"].size(), 0u);
   // ...while since= is the commit time, as for changes: by the revisions' own dates.
   std::vector<std::string> committed;
-  for (const auto& a : all) committed.push_back(a.osv["database_specific"].value("committed_at", ""));
+  for (const auto& a : all) {
+    committed.push_back(a.osv["database_specific"].value("committed_at", ""));
+  }
   std::sort(committed.begin(), committed.end());
   const std::string middle = committed[committed.size() / 2];
   ASSERT_NE(middle, committed.front()) << "the fixtures' advisories span several commits";

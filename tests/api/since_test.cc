@@ -102,7 +102,8 @@ TEST_F(SinceTest, TheQueryCommandsPrintTheSameFromTheStoreAndFromTheApi) {
   const std::vector<std::pair<int (*)(const cli::Args&, std::ostream&, std::ostream&), cli::Args>>
       asked = {
           {cli::RunChanges, {kMistral, "--since", sha}},
-          {cli::RunChanges, {kMistral, "--since", "2024-01-01", "--kind", "chat_template", "--json"}},
+          {cli::RunChanges,
+           {kMistral, "--since", "2024-01-01", "--kind", "chat_template", "--json"}},
           {cli::RunAdvisories, {kMistral, "--since", sha}},
           {cli::RunAdvisories, {kMistral, "--affects", sha, "--json"}},
           {cli::RunAdvisories, {"--json"}},

@@ -195,9 +195,11 @@ TEST(Memory, TheServingBatchIsItsOwnWorkloadKnob) {
   EXPECT_DOUBLE_EQ(Component(Plan(apart, MemoryMode::kServe), MemoryItem::kKvCache),
                    16 * apart.kv.bytes_per_sequence);
   EXPECT_EQ(Plan(apart, MemoryMode::kLora).batch, 2);
-  EXPECT_DOUBLE_EQ(Plan(apart, MemoryMode::kLora).TotalAt(2), Plan(same, MemoryMode::kLora).TotalAt(2));
+  EXPECT_DOUBLE_EQ(Plan(apart, MemoryMode::kLora).TotalAt(2),
+                   Plan(same, MemoryMode::kLora).TotalAt(2));
   in.workload.serving_batch = -1;
-  EXPECT_FALSE(EstimateModelFromText(ReadFixture("models/mistralai__Mistral-7B-v0.1.config.json"), in).ok());
+  EXPECT_FALSE(
+      EstimateModelFromText(ReadFixture("models/mistralai__Mistral-7B-v0.1.config.json"), in).ok());
 }
 
 // Phi-3-mini-4k slides every layer over 2047 tokens (config sliding_window) at a 4096 context.

@@ -137,7 +137,8 @@ TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   const store::RevisionRecord& pin = (*revisions)[2];  // two revisions came after it
   auto after_pin = store_->queries().ChangesAfter(kMistral, pin.sha, "");
   ASSERT_TRUE(after_pin.ok() && !after_pin->empty());
-  HttpResponse since = Get("/changes?repo=" + QueryEscape(kMistral) + "&since=" + pin.sha.substr(0, 8));
+  HttpResponse since =
+      Get("/changes?repo=" + QueryEscape(kMistral) + "&since=" + pin.sha.substr(0, 8));
   ASSERT_EQ(since.status, 200);
   size_t rows = 0;
   for (size_t at = since.body.find("<tr><td>"); at != std::string::npos;

@@ -88,7 +88,8 @@ TEST_F(RevisionCommitTest, AnUploadAfterAnEmptyInitialCommitIsNoChangeEither) {
   const std::string empty_sha(40, 'e'), upload_sha(40, 'f');
   Snapshot empty;  // the Hub's "initial commit": .gitattributes alone
   empty.sha = empty_sha;
-  empty.manifest.push_back({.path = ".gitattributes", .git_oid = GitBlobOid("*.bin lfs"), .size = 9});
+  empty.manifest.push_back(
+      {.path = ".gitattributes", .git_oid = GitBlobOid("*.bin lfs"), .size = 9});
   EXPECT_FALSE(HoldsModelFiles(nullptr));
   EXPECT_FALSE(HoldsModelFiles(&empty));
   ASSERT_EQ(Commit(CommitOf(empty_sha, "initial commit"), nullptr, empty).error, "");

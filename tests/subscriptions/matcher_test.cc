@@ -49,13 +49,17 @@ TEST(Matcher, KindsAndMinimumImpactFilter) {
   m.Reset({Sub(1, "*", {"chat_template", "tokenizer"}), Sub(2, "*", {}, diff::Impact::kBreaking),
            Sub(3, "*", {}, diff::Impact::kCosmetic),
            Sub(4, "*", {"weights"}, diff::Impact::kBreaking)});
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kChatTemplate, diff::Impact::kBehavioral), /*history=*/false),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kChatTemplate, diff::Impact::kBehavioral),
+                      /*history=*/false),
             (Targets{"subscription:1", "subscription:3"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kCosmetic), /*history=*/false),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kCosmetic),
+                      /*history=*/false),
             (Targets{"subscription:3"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kWeights, diff::Impact::kBreaking), /*history=*/false),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kWeights, diff::Impact::kBreaking),
+                      /*history=*/false),
             (Targets{"subscription:2", "subscription:3", "subscription:4"}));
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kTokenizer, diff::Impact::kCosmetic), /*history=*/false),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kTokenizer, diff::Impact::kCosmetic),
+                      /*history=*/false),
             (Targets{"subscription:3"}));
 }
 
@@ -66,7 +70,8 @@ TEST(Matcher, DisabledAndUnreadableSubscriptionsNeverMatch) {
   SubscriptionMatcher m;
   m.Reset({disabled, unknown_kinds, Sub(4, "*")});
   EXPECT_EQ(m.size(), 1u);
-  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false),
+  EXPECT_EQ(m.Targets("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking),
+                      /*history=*/false),
             (Targets{"subscription:4"}));
 }
 
@@ -76,7 +81,8 @@ TEST(Matcher, ResetSwapsTheWholeSetWhileOtherThreadsMatch) {
   auto fn = m.AsFunction();
   std::thread reader([&] {
     for (int i = 0; i < 2000; ++i) {
-      const Targets t = fn("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false);
+      const Targets t =
+          fn("a/b", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false);
       ASSERT_TRUE(t == Targets{"subscription:1"} ||
                   t == (Targets{"subscription:2", "subscription:3"}));
     }
@@ -100,7 +106,8 @@ TEST(Matcher, RefreshReadsTheStore) {
   ASSERT_TRUE(id.ok());
   SubscriptionMatcher m;
   ASSERT_TRUE(m.Refresh(**s).ok());
-  EXPECT_EQ(m.Targets("google/x", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking), /*history=*/false),
+  EXPECT_EQ(m.Targets("google/x", Change(diff::ChangeKind::kConfig, diff::Impact::kBreaking),
+                      /*history=*/false),
             (Targets{SubscriptionTarget(*id)}));
 }
 

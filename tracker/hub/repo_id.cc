@@ -59,7 +59,10 @@ Status ValidateRepoId(std::string_view repo_id) {
 Status ValidatePin(std::string_view pin) {
   const bool ok = pin.size() >= 7 && pin.size() <= 40 &&
                   pin.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-  if (!ok) return Error::InvalidInput("'" + Shown(pin) + "' is not a pin: 7 to 40 lower-case hex digits of a revision");
+  if (!ok) {
+    return Error::InvalidInput("'" + Shown(pin) +
+                               "' is not a pin: 7 to 40 lower-case hex digits of a revision");
+  }
   return Status::Ok();
 }
 

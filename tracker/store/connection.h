@@ -96,7 +96,6 @@ inline Result<std::vector<std::string>> Column0(Statement& q, std::string_view d
   return Collect(q, doing, [](Statement& r) { return r.Text(0); });
 }
 
-// SQL: the ingest order of revision ?2 of repo ?1 (NULL when unknown).
 // Query's "since" over a table with repo and sha columns: committed at or after `time` (0: any),
 // or ingested after revision `after` ('': any) and not rewritten away. A row whose revision is
 // not stored (a derivative's advisory) is never "since" a revision, and for a time counts as
@@ -120,6 +119,7 @@ inline Result<std::vector<std::string>> Column0(Statement& q, std::string_view d
   "introduced')), 0) <= (SELECT c.ingest_order FROM revisions c WHERE c.repo = " table        \
   ".repo AND c.sha = " commit ")"
 
+// SQL: the ingest order of revision ?2 of repo ?1 (NULL when unknown).
 #define HW_PIN_ORDER "(SELECT ingest_order FROM revisions WHERE repo = ?1 AND sha = ?2)"
 
 // The row a getter reads: nullopt when the statement has no row, else read(q).

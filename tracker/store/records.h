@@ -115,7 +115,8 @@ struct ChangeRecord {
   int ordinal = 0;  // order within the revision
   diff::Change change{};
   int64_t created_at = 0;      // when hubwatch recorded it
-  std::string committed_at{};  // its revision's commit time, RFC 3339 as the Hub gave it ("": unknown)
+  std::string
+      committed_at{};  // its revision's commit time, RFC 3339 as the Hub gave it ("": unknown)
 };
 
 // A revision's estimate. When the estimator could not run on its config.json (a format it does

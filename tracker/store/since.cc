@@ -12,7 +12,8 @@ bool IsHex(const std::string& text) {
 
 }  // namespace
 
-Result<std::string> ResolveRevision(Store& store, const std::string& repo, const std::string& text) {
+Result<std::string> ResolveRevision(Store& store, const std::string& repo,
+                                    const std::string& text) {
   if (repo.empty()) return Error::InvalidInput("revision " + Clip(text) + " needs a repo");
   Result<std::optional<std::string>> head = store.repos().GetRefHead(repo, text);
   if (!head.ok()) return head.error();
@@ -46,7 +47,7 @@ Status ApplySince(Store& store, const std::string& repo, const std::string& text
       query.after_revision = found->front();
       return Status::Ok();
     }
-    if (!time) return Error::InvalidInput("since: " + repo + " has no revision " + text);
+    if (!time) return Error::InvalidInput("since: " + Clip(repo) + " has no revision " + text);
   }
   if (!time) {
     return Error::InvalidInput(
