@@ -96,7 +96,9 @@ TEST_F(ApiTest, PinsSayHowManyAdvisoriesAffectEachAndWhereTheFixesAre) {
             std::string::npos);
   // The repo list carries the same.
   for (const auto& repo : Get("/api/v1/repos").json()["repos"]) {
-    if (repo["id"] == kMistral) EXPECT_EQ(repo["pins"], pins);
+    if (repo["id"] == kMistral) {
+      EXPECT_EQ(repo["pins"], pins);
+    }
   }
 
   // The badge names the unknown pin first; without it, the most affected pin.
