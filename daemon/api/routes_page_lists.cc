@@ -1,4 +1,5 @@
-// The index (GET /, GET /index.json) and the change log (GET /changes?repo&kind&impact&since&before).
+// The index (GET /, GET /index.json) and the change log
+// (GET /changes?repo&kind&impact&since&before).
 // Their ETags are over the body: the lists are cheap to build, and a 304 still saves the bytes.
 
 #include <nlohmann/json.hpp>

@@ -11,7 +11,8 @@
 //                 400 {"error"} for a bad body, URL (target policy), filter or secret
 //                 409 when a config subscription has that URL
 //   List()        GET /api/v1/subscriptions
-//                 200 {"subscriptions": [{id, url, repos, kinds, min_impact, backfill, source, disabled,
+//                 200 {"subscriptions": [{id, url, repos, kinds, min_impact, backfill, source,
+//                       disabled,
 //                       disabled_reason, disabled_at, created_at, pending, delivered, failed}]}
 //   Remove(id)    DELETE /api/v1/subscriptions/{id}
 //                 204; 404 unknown id; 409 for a config subscription (edit the file instead);
