@@ -6,3 +6,8 @@
 
 ALTER TABLE subscriptions ADD COLUMN backfill INTEGER NOT NULL DEFAULT 0;  -- 1: history too
 ALTER TABLE repos ADD COLUMN pins TEXT NOT NULL DEFAULT '[]';  -- JSON array of revisions (7-40 hex)
+-- When the repo's first good poll ended: until then every poll is its first catch-up, whose
+-- commits from before added_at are history (a catch-up a crash cut short resumes as such).
+ALTER TABLE repos ADD COLUMN caught_up_at INTEGER;
+UPDATE repos SET caught_up_at = COALESCE(last_polled_at, added_at)
+  WHERE EXISTS (SELECT 1 FROM ref_heads WHERE ref_heads.repo = repos.id);

@@ -73,8 +73,11 @@ class PipelineTest : public ::testing::Test {
     store_ = std::move(s).value();
   }
 
-  void Track(const std::string& repo, std::vector<std::string> refs = {"main"}) {
-    ASSERT_TRUE(store_->repos().AddRepo({.id = repo, .refs = std::move(refs)}).ok());
+  // added_at 0 (the default): nothing the repo holds is from before it was tracked.
+  void Track(const std::string& repo, std::vector<std::string> refs = {"main"},
+             int64_t added_at = 0) {
+    ASSERT_TRUE(
+        store_->repos().AddRepo({.id = repo, .refs = std::move(refs), .added_at = added_at}).ok());
   }
 
   PollReport PollOnce(const std::string& repo, PollerOptions options = {}) {

@@ -145,10 +145,11 @@ std::string Dump(const std::string& path) {
 
 // A child process polls and dies (_exit, no cleanup) just before committing its third
 // revision. Restarted, the poll finishes, and the store equals a clean run's: nothing lost,
-// nothing twice.
+// nothing twice, and the catch-up the crash cut short is still the repo's first (its commits,
+// all from before the repo was tracked, are history in both runs).
 TEST_F(PipelineTest, CrashBetweenFetchAndCommitLosesAndRepeatsNothing) {
   const std::string repo = "meta-llama/Meta-Llama-3-8B-Instruct";
-  Track(repo);
+  Track(repo, {"main"}, now_);
   const std::string crashed_db = db_path_;
   poller_.reset();
   store_.reset();
@@ -189,9 +190,10 @@ TEST_F(PipelineTest, CrashBetweenFetchAndCommitLosesAndRepeatsNothing) {
   db_path_ = crashed_db + ".clean.db";
   RemoveDb();
   OpenStore();
-  Track(repo);
+  Track(repo, {"main"}, now_);
   ASSERT_TRUE(PollOnce(repo).ok);
   EXPECT_EQ(Dump(db_path_), after_crash);
+  EXPECT_NE(after_crash.find("\"backfill\":true"), std::string::npos);
   RemoveDb();
   db_path_ = crashed_db;
 }

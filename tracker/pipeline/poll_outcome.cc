@@ -45,6 +45,7 @@ void RecordGoodPoll(store::RepoRecord& record, const PollReport& report, int64_t
       record, report.renamed_to, now,
       options.reconcile_interval_s > 0 ? options.reconcile_interval_s : options.interval_s);
   if (report.trigger == store::PollTrigger::kReconcile) record.last_reconciled_at = now;
+  if (record.caught_up_at == 0) record.caught_up_at = now;
   if (report.revisions > 0) record.last_change_found_by = report.trigger;
 }
 

@@ -102,7 +102,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
     record_ = **record;
     stored_ = record_;
-    report_.first_poll = NoRefHead(p_.store_, record_);
+    report_.first_poll = record_.caught_up_at == 0;
     p_.hub_.Refs(repo_, false, Then<hub::RepoRefs>(&RepoPoll::OnRefs));
   }
 

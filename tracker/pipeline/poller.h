@@ -78,7 +78,7 @@ struct PollReport {
   // normal interval, not slowed down like a repo that disappeared).
   bool never_seen = false;
   store::PollTrigger trigger = store::PollTrigger::kPoll;  // what started the poll
-  bool first_poll = false;  // no tracked ref had a head in the store before it
+  bool first_poll = false;  // the repo had not caught up yet (RepoRecord::caught_up_at)
   bool head_moved = false;
   bool history_rewritten = false;
   std::optional<std::string> renamed_to;  // the Hub redirected the repo to this id

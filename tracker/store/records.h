@@ -77,6 +77,9 @@ struct RepoRecord {
   std::optional<std::string> renamed_to{};
   int64_t added_at = 0;
   int64_t last_polled_at = 0;  // 0: never
+  // When its first good poll ended; 0: not yet, so the next poll is still its first catch-up
+  // (commits from before added_at found then are history). UpdateRepoPoll writes it.
+  int64_t caught_up_at = 0;
   int64_t next_poll_at = 0;
   int64_t consecutive_errors = 0;
   int64_t last_reconciled_at = 0;  // the last poll the schedule started with hints on; 0: never

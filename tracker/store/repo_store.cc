@@ -48,13 +48,14 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
   Result<std::vector<std::string>> pins = StoredStringList(q.Text(16), "the pins of repo " + r.id);
   if (!pins.ok()) return pins.error();
   r.pins = std::move(pins).value();
+  r.caught_up_at = q.IsNull(17) ? 0 : q.Int(17);
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
     "consecutive_errors, source, last_reconciled_at, last_change_found_by, hub_downloads, "
-    "hub_likes, hub_tags, hub_info_at, pins FROM repos ";
+    "hub_likes, hub_tags, hub_info_at, pins, caught_up_at FROM repos ";
 
 Status RepoStore::AddRepo(const RepoRecord& repo) {
   HW_PREPARE(q,
@@ -109,7 +110,7 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
              "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7, "
              "last_reconciled_at = ?8, last_change_found_by = ?9, hub_downloads = ?10, "
-             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13 WHERE id = ?1");
+             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13, caught_up_at = ?14 WHERE id = ?1");
   std::optional<std::string> found_by;
   if (repo.last_change_found_by)
     found_by = std::string(PollTriggerName(*repo.last_change_found_by));
@@ -133,6 +134,8 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
       .BindOptional(11, info.likes)
       .BindOptional(12, tags)
       .BindOptional(13, fetched_at)
+      .BindOptional(14, repo.caught_up_at ? std::optional<int64_t>(repo.caught_up_at)
+                                          : std::nullopt)
       .Run("updating repo " + repo.id);
 }
 
