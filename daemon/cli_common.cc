@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <ctime>
+#include <fstream>
 
 #include "estimator/base/text.h"
 #include "tracker/advisory/time_text.h"
@@ -45,6 +46,22 @@ Result<int64_t> ParseTime(const std::string& text) {
                                "' is not a time (RFC 3339, YYYY-MM-DD or Unix seconds)");
   }
   return *t;
+}
+
+Result<std::string> ReadFileUpTo(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Io(Clip(path) + ": cannot open for reading");
+  std::string data;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    data.append(buf, static_cast<size_t>(in.gcount()));
+    if (data.size() > max_bytes) {
+      return Error::InvalidInput(Clip(path) + ": larger than " + std::to_string(max_bytes) +
+                                 " bytes");
+    }
+  }
+  if (in.bad()) return Error::Io(Clip(path) + ": read error");
+  return data;
 }
 
 int Fail(std::ostream& err, const std::string& command, const Error& error) {

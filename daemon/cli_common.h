@@ -1,7 +1,7 @@
 #pragma once
 
-// What the store-reading commands share: flag parsing (--config, --json, --help and named
-// value flags), opening the store a config names, time arguments, and the one-line error.
+// What the commands share: flag parsing (--config, --json, --help and named value flags),
+// opening the store a config names, time arguments, reading a file, and the one-line error.
 
 #include <map>
 #include <memory>
@@ -37,6 +37,9 @@ Result<Opened> OpenStoreFromConfig(const CommonFlags& flags);
 
 // RFC 3339 ("2024-05-01T12:00:00Z"), a date ("2024-05-01", midnight UTC) or Unix seconds.
 Result<int64_t> ParseTime(const std::string& text);
+
+// A file's bytes; an error (naming the path) when it cannot be read or exceeds max_bytes.
+Result<std::string> ReadFileUpTo(const std::string& path, size_t max_bytes);
 
 // Prints "hubwatch <command>: <message>" and returns 2 (bad input) or 1 (anything else).
 int Fail(std::ostream& err, const std::string& command, const Status& status);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "daemon/cli_common.h"
 #include "daemon/commands.h"
 #include "estimator/estimate.h"
 #include "estimator/format.h"
@@ -55,21 +56,6 @@ and exits with status 2.
 )";
 
 constexpr size_t kMaxConfigBytes = 16 << 20;
-
-Result<std::string> ReadFile(const std::string& path, size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io(Clip(path) + ": cannot open for reading");
-  std::string data;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    data.append(buf, static_cast<size_t>(in.gcount()));
-    if (data.size() > max_bytes) {
-      return Error::InvalidInput(Clip(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
-    }
-  }
-  if (in.bad()) return Error::Io(Clip(path) + ": read error");
-  return data;
-}
 
 Result<int64_t> ParseCount(const std::string& flag, const std::string& text) {
   int64_t v = 0;
@@ -212,10 +198,10 @@ int RunEstimate(const Args& args, std::ostream& out, std::ostream& err) {
   // Without a config.json, the checkpoint's headers alone give an estimate from its tensors.
   Result<std::string> config =
       p.config_path.empty() ? Result<std::string>(std::string("{}"))
-                            : ReadFile(p.config_path, kMaxConfigBytes);
+                            : ReadFileUpTo(p.config_path, kMaxConfigBytes);
   if (!config.ok()) return fail(config.error());
   for (const std::string& path : p.header_paths) {
-    Result<std::string> bytes = ReadFile(path, kHardMaxSafetensorsHeaderBytes + 8);
+    Result<std::string> bytes = ReadFileUpTo(path, kHardMaxSafetensorsHeaderBytes + 8);
     if (!bytes.ok()) {
       // A whole .safetensors file is fine too: only its header is read.
       std::ifstream in(path, std::ios::binary);

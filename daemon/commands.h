@@ -15,6 +15,9 @@ using Args = std::vector<std::string>;
 // hubwatch estimate CONFIG.json [options]: parameter counts, memory, fit and cost.
 int RunEstimate(const Args& args, std::ostream& out, std::ostream& err);
 
+// hubwatch calibrate --measurements FILE.jsonl --configs DIR: estimates against measured runs.
+int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err);
+
 // hubwatch chat-template render --template FILE --conversation FILE.json: the rendered prompt.
 int RunChatTemplate(const Args& args, std::ostream& out, std::ostream& err);
 

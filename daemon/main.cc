@@ -22,6 +22,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"estimate", "parameter count, GPU memory, fit and cost of a model from its config.json",
      hubwatch::cli::RunEstimate},
+    {"calibrate", "the memory estimates against published measured runs: error per run and source",
+     hubwatch::cli::RunCalibrate},
     {"chat-template", "render a chat template on a conversation, as the Hub renders it",
      hubwatch::cli::RunChatTemplate},
     {"serve", "the daemon: poll on schedule, ingest, serve the HTTP API", hubwatch::cli::RunServe},

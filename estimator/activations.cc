@@ -25,9 +25,16 @@ double AttentionTraining(const Node& node, int64_t seq, const Assumptions& a) {
     elements += D(s.qk_norm_width);  // pre-norm q and k
     fp32 += 4 * D(s.heads + s.kv_heads);
   }
-  if (a.eager_attention) {
+  if (a.eager_attention && a.checkpointing == Checkpointing::kSelective) {
+    // Selective checkpointing recomputes the attention core: neither scores nor expansions kept.
+  } else if (a.eager_attention) {
     double scores = D(s.heads) * D(seq) * (s.logit_softcap ? 2 : 1);  // softmax (+ tanh) output
     elements += scores;
+    // Dropout on the probabilities keeps what it let through, and a one-byte mask.
+    if (s.dropout > 0) {
+      elements += D(s.heads) * D(seq);
+      fp32 += D(s.heads) * D(seq);  // bytes, like the other fp32 terms: the bool mask
+    }
     // matmul keeps K and V after repeat_kv expanded them to every query head.
     elements += D(s.heads - s.kv_heads) * D(s.head_dim + s.v_head_dim);
   } else {
@@ -36,17 +43,26 @@ double AttentionTraining(const Node& node, int64_t seq, const Assumptions& a) {
   return elements * act + fp32;
 }
 
+// Intermediates an MLP keeps per intermediate channel: gated, gate + up + act(gate) + product
+// (selective checkpointing: gate + up, the elementwise rest recomputed); plain, pre- and
+// post-activation (selective: pre only).
+double MlpIntermediates(bool gated, const Assumptions& a) {
+  const bool selective = a.checkpointing == Checkpointing::kSelective;
+  return gated ? (selective ? 2 : 4) : (selective ? 1 : 2);
+}
+
 double MlpTraining(const Node& node, const Assumptions& a) {
   const double input = node.saves_input ? D(node.output_width) : 0;
-  const double inter = D(node.mlp.intermediate) * (node.mlp.gated ? 4 : 2);
+  const double inter = D(node.mlp.intermediate) * MlpIntermediates(node.mlp.gated, a);
   return (input + inter) * a.activation_bytes;
 }
 
 double MoeTraining(const Node& node, const Assumptions& a) {
   const MoeShape& m = node.moe;
   double elements = node.saves_input ? D(node.output_width) : 0;
-  elements += D(m.top_k) * (D(node.output_width) + 4 * D(m.expert_intermediate));
-  elements += 4 * D(m.shared_intermediate);
+  const double kept = MlpIntermediates(true, a);
+  elements += D(m.top_k) * (D(node.output_width) + kept * D(m.expert_intermediate));
+  elements += kept * D(m.shared_intermediate);
   return elements * a.activation_bytes + 4 * D(m.experts);  // fp32 router probabilities
 }
 

@@ -5,11 +5,14 @@
 // Training: what autograd keeps per token for the backward pass. Each norm keeps its input and
 // fp32 statistics; attention keeps its input, q, k, v and output (SDPA/flash: plus the fp32
 // log-sum-exp per head; eager: plus the softmax scores, heads x seq per token, and K/V expanded
-// to every query head); a gated MLP keeps its input, gate, up, act(gate) and their product
-// (h + 4I), a plain MLP its input, pre- and post-activation (h + 2I); a MoE layer its router
-// probabilities and, for each of the top_k experts a token visits, the gathered input and the
-// expert's intermediates; the head keeps its input; a module that is not modelled (a graph from
-// a checkpoint's tensors) the inputs of its linear layers. Dropout is assumed off.
+// to every query head, and with dropout on the scores what it let through and a one-byte
+// mask); a gated MLP keeps its input, gate, up, act(gate) and their product (h + 4I), a plain
+// MLP its input, pre- and post-activation (h + 2I); a MoE layer its router probabilities and,
+// for each of the top_k experts a token visits, the gathered input and the expert's
+// intermediates (selective checkpointing keeps matmul outputs only: gate and up, no scores);
+// the head keeps its input; a module that is not modelled (a graph from a checkpoint's tensors)
+// the inputs of its linear layers. Dropout elsewhere is not counted (a one-byte mask per
+// hidden element).
 //
 // Inference: the peak of one forward step: the residual stream plus the largest transient of
 // any node (q, k, v and output; gate, up and product).

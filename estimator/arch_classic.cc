@@ -174,6 +174,7 @@ void Assemble(const ClassicFamily& f, Decoder d, ModelGraph& g) {
   g.hidden = d.hidden;
   g.base_prefix = n.base_prefix;
   g.tied = d.tied;
+  g.loss_in_fp32 = d.loss_in_fp32;
   if (d.max_positions) g.max_positions = d.max_positions;
 
   g.embeddings.push_back(Embedding(n.embed, d.vocab, embed_width, "token embedding"));

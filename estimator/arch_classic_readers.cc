@@ -173,6 +173,7 @@ Decoder ReadGptBigcode(ConfigReader& config) {
       config.Positive({"n_inner"}, kMaxWidth, 4 * d.hidden, "n_inner absent or null: 4 * n_embd");
   d.activation = config.String({"activation_function"}, "gelu_pytorch_tanh");
   d.tied = config.Flag({"tie_word_embeddings"}, true);
+  d.loss_in_fp32 = false;  // CrossEntropyLoss on shift_logits in the model's dtype
   d.family = std::string("GPTBigCode decoder: learned positions, fused c_attn") +
              (multi_query ? " with one shared key/value head (multi-query)" : "") +
              ", LayerNorm, GELU MLP, biased linears";

@@ -214,7 +214,9 @@ void BuildBertLike(const BertLike& f, ConfigReader& config, ModelGraph& g) {
   }
 
   const std::string layer = p + ".encoder.layer.{i}";
-  Node attn = AttentionNode(layer + ".attention", EncoderAttention(heads, head_dim));
+  AttentionShape shape = EncoderAttention(heads, head_dim);
+  shape.dropout = config.Probability({"attention_probs_dropout_prob", "attention_dropout"});
+  Node attn = AttentionNode(layer + ".attention", shape);
   attn.output_width = hidden;
   std::string attn_norm;
   if (f.attention == AttentionNames::kBert) {

@@ -38,6 +38,7 @@ struct Decoder {
   bool final_norm = true;
   BlockLayout layout = BlockLayout::kPreNorm;
   bool tied = false;
+  bool loss_in_fp32 = true;  // ModelGraph::loss_in_fp32
   bool head_bias = false;
   std::string attention_label;  // appended to the attention node's label (", ALiBi")
   int64_t qk_norm_width = 0;

@@ -113,6 +113,16 @@ bool ConfigReader::Flag(Keys keys, bool fallback, std::string_view fallback_why)
   return v->get<bool>();
 }
 
+double ConfigReader::Probability(Keys keys) {
+  const nlohmann::json* v = Find(keys);
+  if (!v) return 0;
+  if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1)) {
+    Fail(KeyName(keys) + " must be a number from 0 to 1, got " + QuoteJson(*v));
+    return 0;
+  }
+  return v->get<double>();
+}
+
 std::string ConfigReader::String(Keys keys, std::string fallback) {
   const nlohmann::json* v = Find(keys);
   if (!v) return fallback;

@@ -58,6 +58,8 @@ class ConfigReader {
   // Present: a positive integer <= max; absent or null: nullopt (not an error, not noted).
   std::optional<int64_t> OptionalPositive(Keys keys, int64_t max);
   bool Flag(Keys keys, bool fallback, std::string_view fallback_why = {});
+  // A probability in [0, 1] (a dropout rate); absent or null: 0.
+  double Probability(Keys keys);
   std::string String(Keys keys, std::string fallback);
   // A list of integers (or one integer) such as eos_token_id; absent -> empty.
   std::vector<int64_t> IntList(Keys keys);

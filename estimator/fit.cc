@@ -9,12 +9,22 @@ namespace {
 constexpr int64_t kMaxBatch = 1 << 20;
 constexpr int kMaxSplitCards = 256;
 
-// Largest b with factor * (fixed + b * per_sample) <= capacity; 0 if none.
-int64_t MaxBatch(double capacity, double factor, double fixed, double per_sample) {
-  const double room = capacity / factor - fixed;
-  if (room < per_sample || room < 0) return 0;
-  if (per_sample <= 0) return kMaxBatch;
-  return std::min<int64_t>(kMaxBatch, static_cast<int64_t>(std::floor(room / per_sample)));
+// What one card holds of a plan (memory.h: PeakBytes).
+struct Load {
+  double fixed = 0, loss_fixed = 0, per_sample = 0, step = 0, reserve = 0;
+};
+
+// Largest b whose PeakBytes fit `capacity`; 0 if none.
+int64_t MaxBatch(double capacity, double factor, const Load& l) {
+  const double room = (capacity / factor - l.fixed) / (1 + l.reserve);
+  if (room < 0 || room < l.step || room < l.loss_fixed + l.per_sample) return 0;
+  if (l.per_sample <= 0) return kMaxBatch;
+  return std::min<int64_t>(kMaxBatch,
+                           static_cast<int64_t>(std::floor((room - l.loss_fixed) / l.per_sample)));
+}
+
+Load WholeLoad(const MemoryPlan& plan) {
+  return {plan.Fixed(), plan.loss_fixed, plan.PerSample(), plan.Step(), plan.reserve};
 }
 
 }  // namespace
@@ -42,16 +52,19 @@ std::optional<CardSplit> Split(const MemoryPlan& plan, double capacity, bool& un
   const size_t n = plan.units.size();
   const std::vector<double>& cf = plan.cumulative_fixed;
   const std::vector<double>& cp = plan.cumulative_per_sample;
-  // Fixed and per-sample bytes of units [first, last] on one card. The head of a tied model
-  // needs a copy of the embedding unless the embedding is on the same card.
+  const std::vector<double>& cs = plan.cumulative_step;
+  // What units [first, last] cost on one card. The head of a tied model needs a copy of the
+  // embedding unless the embedding is on the same card.
   auto load = [&](size_t first, size_t last) {
-    double fixed = plan.per_card_fixed + cf[last + 1] - cf[first];
-    if (last == n - 1 && first > 0) fixed += plan.tied_head_bytes;
-    return std::pair<double, double>(fixed, plan.per_card_per_sample + cp[last + 1] - cp[first]);
+    Load l{plan.per_card_fixed + cf[last + 1] - cf[first], plan.loss_fixed,
+           plan.per_card_per_sample + cp[last + 1] - cp[first],
+           plan.per_card_step + cs[last + 1] - cs[first], plan.reserve};
+    if (last == n - 1 && first > 0) l.fixed += plan.tied_head_bytes;
+    return l;
   };
   auto fits = [&](size_t first, size_t last) {
-    const auto [fixed, per_sample] = load(first, last);
-    return fixed + per_sample <= limit;
+    const Load l = load(first, last);
+    return PeakBytes(1, l.fixed, l.loss_fixed, l.per_sample, l.step, l.reserve, 1) <= limit;
   };
   CardSplit split;
   split.max_batch = kMaxBatch;
@@ -71,8 +84,7 @@ std::optional<CardSplit> Split(const MemoryPlan& plan, double capacity, bool& un
       }
     }
     split.unit_ranges.emplace_back(first, lo);
-    const auto [fixed, per_sample] = load(first, lo);
-    split.max_batch = std::min(split.max_batch, MaxBatch(capacity, plan.factor, fixed, per_sample));
+    split.max_batch = std::min(split.max_batch, MaxBatch(capacity, plan.factor, load(first, lo)));
     if (static_cast<int>(split.unit_ranges.size()) > kMaxSplitCards) return std::nullopt;
     first = lo + 1;
   }
@@ -105,9 +117,8 @@ std::vector<CardFit> FitCards(const std::vector<MemoryPlan>& plans, const std::v
       const double capacity = card.memory_gb * 1e9 * plan.usable_fraction;
       ModeFit m;
       m.mode = plan.mode;
-      m.max_batch = MaxBatch(capacity, plan.factor, plan.Fixed(), plan.PerSample());
-      m.safe_batch =
-          MaxBatch(capacity, plan.factor * a.borderline_factor, plan.Fixed(), plan.PerSample());
+      m.max_batch = MaxBatch(capacity, plan.factor, WholeLoad(plan));
+      m.safe_batch = MaxBatch(capacity, plan.factor * a.borderline_factor, WholeLoad(plan));
       m.bytes_at_batch1 = plan.TotalAt(1);
       m.verdict = m.bytes_at_batch1 * a.borderline_factor <= capacity ? Verdict::kFits
                   : m.bytes_at_batch1 <= capacity                     ? Verdict::kBorderline

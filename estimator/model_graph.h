@@ -122,6 +122,7 @@ struct AttentionShape {
   int64_t rope_head_dim = 0;   // MLA: decoupled rope key width
   int64_t qk_norm_width = 0;   // elements normalised per token by q_norm + k_norm (0: none)
   bool logit_softcap = false;  // gemma2: tanh soft-capping of the scores
+  double dropout = 0;          // on the attention probabilities in training (eager: kept)
   KvCaching caching = KvCaching::kSelf;
   int64_t cross_tokens = 0;  // kCross: the encoder positions each sequence caches
 };
@@ -219,6 +220,10 @@ struct ModelGraph {
   // Whether training computes vocabulary-wide logits (a language-model head); an encoder
   // trained for embeddings or a tower has no such loss.
   bool vocab_logits = true;
+  // Whether its loss upcasts the logits to fp32 (transformers' shared ForCausalLMLoss), or
+  // computes cross-entropy in the activations' dtype on a shifted copy (older implementations:
+  // gpt_bigcode).
+  bool loss_in_fp32 = true;
   // Whether it generates token by token, its KV cache growing with the context (a decoder), or
   // reads a whole input in one forward pass per request (an encoder: serving holds that pass's
   // activations per sequence instead of a cache).

@@ -165,6 +165,11 @@ nlohmann::json EstimateToJson(const Estimate& e) {
                            {"fixed_bytes", plan.factor * plan.Fixed()},
                            {"per_sample_bytes", plan.factor * plan.PerSample()},
                            {"usable_fraction", plan.usable_fraction},
+                           {"peak", plan.mode == MemoryMode::kServe ? "forward"
+                                    : plan.peaks_at_step            ? "optimizer_step"
+                                                                    : "loss"},
+                           {"step_bytes", plan.factor * plan.Step()},
+                           {"metric", MetricName(plan.metric)},
                            {"components", std::move(components)}});
   }
 

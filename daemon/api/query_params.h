@@ -26,6 +26,8 @@ class QueryParams {
   std::optional<std::string> Get(std::string_view name) const;
   // Absent -> nullopt; present but not a decimal integer in [min, max] -> an error naming it.
   Result<std::optional<int64_t>> Int(std::string_view name, int64_t min, int64_t max) const;
+  // Every parameter, in the order given.
+  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> items_;

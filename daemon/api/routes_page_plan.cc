@@ -1,10 +1,11 @@
 // "Paste a model instead": GET /plan (the form) and POST /plan (an HTML form post,
-// application/x-www-form-urlencoded: config, seq, batch, lora_rank, cards; config holds what
+// application/x-www-form-urlencoded: config, seq, batch, lora_rank, cards, and the assumptions
+// train.optimizer, train.checkpointing, runtime.metric; config holds what
 // POST /api/v1/plan's body may: plan_body.h). The answer is the
 // model page's sections for the posted config, without the upstream history; a config the
 // estimator refuses answers 400 with its reason next to the form, the text kept. The config is
 // held to POST /api/v1/plan's body limit and every other field to kMaxKnobBytes before any work,
-// so the page echoes at most max_plan_body_bytes + 4 * kMaxKnobBytes of what was posted.
+// so the page echoes at most max_plan_body_bytes + 8 * kMaxKnobBytes of what was posted.
 
 #include <algorithm>
 #include <utility>
@@ -20,8 +21,8 @@
 namespace hubwatch::api {
 namespace {
 
-// seq, batch, lora_rank, cards: a number or a list of at most kMaxCardEntries ids; 1 KiB holds
-// any of them.
+// seq, batch, lora_rank, cards, the assumptions: a number, a name or a list of at most
+// kMaxCardEntries ids; 1 KiB holds any of them.
 constexpr size_t kMaxKnobBytes = 1024;
 
 HttpReply FormPage(const HttpRequest& request, int status, const page::PlanForm& form,
@@ -46,7 +47,10 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
         {"batch", &form.batch},
         {"context", &form.context},
         {"lora_rank", &form.lora_rank},
-        {"cards", &form.cards}}) {
+        {"cards", &form.cards},
+        {"train.optimizer", &form.optimizer},
+        {"train.checkpointing", &form.checkpointing},
+        {"runtime.metric", &form.metric}}) {
     *value = fields->Get(name).value_or("");
     if (value->size() > kMaxKnobBytes) {
       too_long = name;
@@ -71,7 +75,10 @@ void PostPlan(const ApiContext& ctx, const HttpRequest& request, Respond respond
                                     {"batch", &form.batch},
                                     {"context", &form.context},
                                     {"lora_rank", &form.lora_rank},
-                                    {"cards", &form.cards}}) {
+                                    {"cards", &form.cards},
+                                    {"train.optimizer", &form.optimizer},
+                                    {"train.checkpointing", &form.checkpointing},
+                                    {"runtime.metric", &form.metric}}) {
     if (!value->empty())
       knobs += std::string(knobs.empty() ? "" : "&") + name + "=" + page::QueryEscape(*value);
   }

@@ -2,6 +2,8 @@
 // config.json, a checkpoint's safetensors header, or both (plan_body.h); the query sets the
 // workload like `hubwatch estimate`'s flags:
 //   ?seq=2048&batch=1&context=4096&lora_rank=16&cards=a100-80gb,h100&preset=hubwatch
+// and any assumption by its name, like --set (a name with a dot):
+//   &train.optimizer=adamw_8bit&train.checkpointing=full&runtime.metric=allocated
 // The answer is the estimate JSON (hubwatch.estimate/1, schema/estimate.schema.json).
 // GET /api/v1/cards: the cards `cards=` (here, on .../estimate and the /plan form) and `--cards`
 // take, with the figures the fit and cost tables assume for each.
@@ -42,6 +44,10 @@ Result<EstimateInput> PlanInputFromQuery(const QueryParams& query) {
     Result<std::optional<int64_t>> v = query.Int(k.name, 1, k.max);
     if (!v.ok()) return v.error();
     if (v->has_value()) *k.out = **v;
+  }
+  for (const auto& [name, value] : query.items()) {
+    if (name.find('.') == std::string::npos) continue;
+    if (Status s = SetAssumption(input.assumptions, name, value); !s.ok()) return s.error();
   }
   Result<std::vector<Card>> cards = ParseCards(query.Get("cards").value_or(""));
   if (!cards.ok()) return cards.error();

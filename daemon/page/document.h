@@ -83,6 +83,8 @@ struct PlanForm {
   std::string action;  // from href.h
   std::string config;  // the text kept after a failed post
   std::string seq, batch, context, lora_rank, cards;
+  std::string optimizer, checkpointing, metric;  // train.optimizer, train.checkpointing,
+                                                 // runtime.metric
   std::string error;  // the estimator's reason, shown next to the form
 };
 

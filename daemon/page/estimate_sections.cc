@@ -351,9 +351,13 @@ std::string AssumptionsParagraph(const Estimate& e) {
   if (a.state_factor != 1) p += " × " + Number(a.state_factor);
   p += ", activations in " + Number(a.activation_bytes) + " B with " +
        (a.eager_attention ? "eager attention" : "SDPA/flash attention") +
-       (a.gradient_checkpointing ? " and gradient checkpointing" : ", no checkpointing") +
-       ", logits in " + Number(a.logits_bytes) + " B, and " + Number(a.runtime_overhead_gb) +
-       " GB of runtime per card; LoRA r=" + std::to_string(a.lora_rank) + " adapts " +
+       (a.checkpointing == Checkpointing::kFull        ? " and gradient checkpointing"
+        : a.checkpointing == Checkpointing::kSelective ? " and selective checkpointing"
+                                                       : ", no checkpointing") +
+       ", the loss's buffers in " + Number(a.logits_bytes) + " B per logit, " +
+       Number(a.cuda_context_gb) + " GB of CUDA context per card and " +
+       Number(a.fragmentation * 100) +
+       "% allocator reserve over transient tensors; LoRA r=" + std::to_string(a.lora_rank) + " adapts " +
        (a.lora_targets.empty() ? std::string("every linear but the head") : "the listed modules") +
        " over a frozen " + Number(a.lora_base_bytes) + " B base; QLoRA stores NF4 in blocks of " +
        std::to_string(a.qlora_block) + (a.qlora_double_quant ? " (double-quantized)" : "") +

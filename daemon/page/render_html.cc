@@ -201,7 +201,8 @@ class HtmlWriter {
     Raw("\">");
     Raw(label);
     Raw("</label> <input type=\"text\" inputmode=\"");
-    Raw(std::string_view(id) == "cards" ? "text" : "numeric");
+    const std::string_view name(id);
+    Raw(name == "cards" || name.find('.') != std::string_view::npos ? "text" : "numeric");
     Raw("\" id=\"");
     Raw(id);
     Raw("\" name=\"");
@@ -235,6 +236,9 @@ class HtmlWriter {
     Field("context", "Serving context", f.context, "4096");
     Field("lora_rank", "LoRA rank", f.lora_rank, "16");
     Field("cards", "Cards", f.cards, "a100-80gb,h100");
+    Field("train.optimizer", "Optimizer", f.optimizer, "adamw");
+    Field("train.checkpointing", "Checkpointing", f.checkpointing, "none");
+    Field("runtime.metric", "Memory counted", f.metric, "card");
     Raw("</div>\n<p><button type=\"submit\">Estimate</button></p>\n</form>\n");
   }
 

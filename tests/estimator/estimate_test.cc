@@ -113,7 +113,7 @@ TEST(SeedCrossCheck, Gemma2_9bIt) {
   double states = 0;
   for (MemoryItem c :
        {MemoryItem::kWeights, MemoryItem::kGradients, MemoryItem::kMasterWeights,
-        MemoryItem::kAdamFirstMoment, MemoryItem::kAdamSecondMoment, MemoryItem::kStateOverhead}) {
+        MemoryItem::kAdamFirstMoment, MemoryItem::kAdamSecondMoment}) {
     states += Component(full, c);
   }
   EXPECT_DOUBLE_EQ(states, 1.2 * 16 * 9241705984.0);
@@ -136,21 +136,80 @@ TEST(Memory, ComponentsSumToTheTotal) {
   }
 }
 
-TEST(Memory, FullFineTuneIsSixteenBytesPerParamPlusActivations) {
-  const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf");
+// A full fine-tune keeps 14 B per parameter throughout (bf16 weights, fp32 master, AdamW m and
+// v) and peaks either at the loss (activations and the loss's buffers) or at the optimizer step
+// (bf16 gradients and AdamW's fp32 sqrt(v) + eps: 6 B per parameter), whichever is larger.
+TEST(Memory, FullFineTunePeaksAtTheLossOrAtTheOptimizerStep) {
+  EstimateInput in;
+  in.assumptions.metric = MemoryMetric::kAllocated;
+  const Estimate e = EstimateFor("meta-llama/Llama-2-7b-hf", in);
   const MemoryPlan& full = Plan(e, MemoryMode::kFullFinetune);
-  EXPECT_DOUBLE_EQ(full.Fixed() - 1e9, 16.0 * 6738415616.0);
+  const double P = 6738415616.0;
+  EXPECT_DOUBLE_EQ(full.Fixed(), 14.0 * P);
+  EXPECT_DOUBLE_EQ(full.Step(), 6.0 * P);
   // Llama-2-7b, SDPA, per token per layer: 2 RMSNorms (2 x (4096*2 + 4)), attention (input 4096 +
-  // q, k, v, out 4 x 4096, bf16, + fp32 LSE 32 x 4), MLP (4096 + 4 x 11008, bf16).
+  // q, k, v, out 4 x 4096, bf16, + fp32 LSE 32 x 4), MLP (4096 + 4 x 11008, bf16); then the final
+  // norm, the head's input and 12 B per logit (fp32 logits, log-softmax, its gradient).
   const double layer = 2 * (4096 * 2 + 4) + (5 * 4096) * 2 + 32 * 4 + (4096 + 4 * 11008) * 2;
-  const double final_part = 4096 * 2 + 4 + 4096 * 2 + 32000 * 4;  // norm, head input, fp32 logits
+  const double final_part = 4096 * 2 + 4 + 4096 * 2 + 32000 * 12;
   EXPECT_DOUBLE_EQ(full.PerSample(), 2048 * (32 * layer + final_part));
+  // 10.9 GB per sample against 40.4 GB at the step: the step peaks up to batch 3.
+  EXPECT_TRUE(full.PeaksAtStep(3));
+  EXPECT_FALSE(full.PeaksAtStep(4));
+  EXPECT_DOUBLE_EQ(full.TotalAt(1), 20.0 * P);
+  EXPECT_DOUBLE_EQ(full.TotalAt(4), 14.0 * P + 4 * full.PerSample());
+
+  // The card: + the CUDA context, and the allocator's reserve (runtime.fragmentation 0.2) over the
+  // peak's transient tensors.
+  in.assumptions.metric = MemoryMetric::kCard;
+  const Estimate on_card = EstimateFor("meta-llama/Llama-2-7b-hf", in);
+  const MemoryPlan& card = Plan(on_card, MemoryMode::kFullFinetune);
+  EXPECT_DOUBLE_EQ(card.TotalAt(1), 14.0 * P + 0.5e9 + 6.0 * P * 1.2);
+  EXPECT_DOUBLE_EQ(card.Bytes(MemoryItem::kAllocatorReserve), 6.0 * P * 0.2);
+  EXPECT_DOUBLE_EQ(card.Bytes(MemoryItem::kOptimizerStep), 4.0 * P);
+  EXPECT_DOUBLE_EQ(card.Bytes(MemoryItem::kActivations), 0);  // freed by the step
+}
+
+// What the published runs vary, each as an assumption: the optimizer (8-bit states, paged ones
+// outside torch's allocator), sharding over ranks, accumulated gradients.
+TEST(Memory, TheOptimizerShardingAndAccumulationAreAssumptions) {
+  const double P = 6738415616.0;
+  auto plan = [&](auto set) {
+    EstimateInput in;
+    in.assumptions.metric = MemoryMetric::kAllocated;
+    set(in.assumptions);
+    return Plan(EstimateFor("meta-llama/Llama-2-7b-hf", in), MemoryMode::kFullFinetune);
+  };
+  const MemoryPlan eight = plan([](Assumptions& a) { a.optimizer = Optimizer::kAdamW8bit; });
+  EXPECT_NEAR(eight.Fixed() / P, 2 + 4 + 2 * (1 + 4.0 / 2048), 1e-9);
+  EXPECT_DOUBLE_EQ(eight.Step(), 2 * P);  // gradients only: bitsandbytes updates in place
+  const MemoryPlan paged = plan([](Assumptions& a) { a.optimizer = Optimizer::kPagedAdamW8bit; });
+  EXPECT_DOUBLE_EQ(paged.Fixed(), 6 * P);  // its states are not torch's to count
+  const MemoryPlan zero3 = plan([](Assumptions& a) {
+    a.sharding = Sharding::kZero3;
+    a.gpus = 4;
+  });
+  // A quarter of the states, and a block's bf16 weights gathered whole with the next prefetched.
+  EXPECT_DOUBLE_EQ(zero3.Fixed(), 14.0 * P / 4 + 2 * 202383360.0 * 2);
+  EXPECT_DOUBLE_EQ(zero3.Step(), 6.0 * P / 4);
+  const MemoryPlan accumulated = plan([](Assumptions& a) { a.grad_accum = 8; });
+  EXPECT_DOUBLE_EQ(accumulated.Fixed(), 16.0 * P);  // gradients kept between micro-batches
+  EXPECT_DOUBLE_EQ(accumulated.Step(), 4.0 * P);
+  Assumptions a;
+  ASSERT_TRUE(SetAssumption(a, "train.optimizer", "sgd_momentum").ok());
+  EXPECT_EQ(a.optimizer, Optimizer::kSgdMomentum);
+  EXPECT_FALSE(SetAssumption(a, "train.optimizer", "lion").ok());
+  ASSERT_TRUE(SetAssumption(a, "train.checkpointing", "selective").ok());
+  EXPECT_EQ(a.checkpointing, Checkpointing::kSelective);
 }
 
 TEST(Memory, EagerAttentionStoresScoresAndCheckpointingDropsThem) {
   EstimateInput sdpa, eager, ckpt;
+  for (EstimateInput* in : {&sdpa, &eager, &ckpt}) {
+    in->assumptions.metric = MemoryMetric::kAllocated;
+  }
   eager.assumptions.eager_attention = true;
-  ckpt.assumptions.gradient_checkpointing = true;
+  ckpt.assumptions.checkpointing = Checkpointing::kFull;
   const double a =
       Plan(EstimateFor("meta-llama/Llama-2-7b-hf", sdpa), MemoryMode::kFullFinetune).PerSample();
   const double b =
@@ -160,8 +219,8 @@ TEST(Memory, EagerAttentionStoresScoresAndCheckpointingDropsThem) {
   // Eager adds heads x seq scores per token per layer (bf16) and drops the fp32 LSE.
   EXPECT_DOUBLE_EQ(b - a, 2048.0 * 32 * (32.0 * 2048 * 2 - 32 * 4));
   // Checkpointing keeps each block's input and recomputes one block at a time.
-  const double layer = a / 2048 - (4096 * 2 + 4 + 4096 * 2 + 32000 * 4);
-  EXPECT_DOUBLE_EQ(c, 2048 * (32 * 4096 * 2 + layer / 32 + 4096 * 2 + 4 + 4096 * 2 + 32000 * 4));
+  const double layer = a / 2048 - (4096 * 2 + 4 + 4096 * 2 + 32000 * 12);
+  EXPECT_DOUBLE_EQ(c, 2048 * (32 * 4096 * 2 + layer / 32 + 4096 * 2 + 4 + 4096 * 2 + 32000 * 12));
 }
 
 TEST(Memory, QloraBaseIsAboutHalfAByteAndServingHonoursSlidingWindows) {

@@ -174,6 +174,20 @@ TEST_F(PageServeTest, PlanFormEstimatesOrKeepsTheTextWithTheReason) {
   EXPECT_NE(bad.body.find("{&quot;model_type&quot;: &quot;&lt;b&gt;nope&lt;/b&gt;&quot;}"),
             std::string::npos);
   EXPECT_EQ(Post("/plan", "config=x&lora_rank=0", form_type).status, 400);
+
+  // The settings runs differ in, by their assumption names: the page says what it counted.
+  HttpResponse set = Post("/plan",
+                          "config=" + QueryEscape(config) +
+                              "&train.optimizer=adamw_8bit&train.checkpointing=full"
+                              "&runtime.metric=allocated",
+                          form_type);
+  ASSERT_EQ(set.status, 200) << set.body.substr(0, 500);
+  EXPECT_NE(set.body.find("value=\"adamw_8bit\""), std::string::npos);
+  EXPECT_NE(set.body.find("and gradient checkpointing"), std::string::npos);
+  HttpResponse unknown =
+      Post("/plan", "config=" + QueryEscape(config) + "&train.optimizer=lion", form_type);
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_NE(unknown.body.find("not one of adamw, adamw_8bit"), std::string::npos);
 }
 
 // The form echoes what was posted: every field but the config is held to 1 KiB before any work,
