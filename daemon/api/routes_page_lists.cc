@@ -1,5 +1,6 @@
-// The index (GET /, GET /index.json) and the change log
-// (GET /changes?repo&kind&impact&since&before).
+// The index (GET /, GET /index.json), the change log
+// (GET /changes?repo&kind&impact&since&before) and the memory estimates against published
+// measured runs (GET /calibration, /calibration.md).
 // Their ETags are over the body: the lists are cheap to build, and a 304 still saves the bytes.
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "daemon/api/api_context.h"
 #include "daemon/api/page_reply.h"
 #include "daemon/api/query_params.h"
+#include "daemon/page/calibration_page.h"
 #include "daemon/page/list_pages.h"
 #include "tracker/store/since.h"
 #include "daemon/page/render.h"
@@ -74,6 +76,16 @@ void Changes(const ApiContext& ctx, const HttpRequest& request, Respond respond)
   respond(PageReply(request, 200, "text/html; charset=utf-8", std::move(body), etag));
 }
 
+// The same for every request: computed once (page::Published), rendered each time (cheap).
+void Calibration(const HttpRequest& request, bool markdown, Respond respond) {
+  const page::Document doc = page::BuildCalibrationPage();
+  std::string body = markdown ? page::RenderMarkdown(doc) : page::RenderHtml(doc);
+  const std::string etag = PageTag().Add(body).Value();
+  respond(PageReply(request, 200,
+                    markdown ? "text/markdown; charset=utf-8" : "text/html; charset=utf-8",
+                    std::move(body), etag));
+}
+
 }  // namespace
 
 void RegisterPageListRoutes(Router& router, const ApiContext& ctx) {
@@ -93,6 +105,13 @@ void RegisterPageListRoutes(Router& router, const ApiContext& ctx) {
               .handler = [c](const HttpRequest& q, const PathParams&,
                              Respond r) { Changes(*c, q, std::move(r)); },
               .heavy = true});
+  for (const bool markdown : {false, true}) {
+    router.Add({.method = "GET",
+                .pattern = markdown ? "/calibration.md" : "/calibration",
+                .handler = [markdown](const HttpRequest& q, const PathParams&,
+                                      Respond r) { Calibration(q, markdown, std::move(r)); },
+                .heavy = true});
+  }
 }
 
 }  // namespace hubwatch::api

@@ -102,8 +102,46 @@ struct FilterForm {
   std::vector<Field> fields;
 };
 
+// Horizontal bars, each stacked from categories, against marked values (a card's memory): the
+// HTML draws an SVG figure (no script; colours from the stylesheet, so dark mode and print
+// follow), the Markdown twin a table of the same numbers.
+struct BarChart {
+  std::string caption;
+  std::string unit;                     // of every value: "GB"
+  std::vector<std::string> categories;  // the legend, in stacking order (at most 8 colours)
+  struct Bar {
+    std::string label;
+    std::vector<double> values;  // one per category, >= 0
+  };
+  std::vector<Bar> bars;
+  struct Mark {
+    std::string label;
+    double value = 0;
+  };
+  std::vector<Mark> marks;  // vertical lines across every bar
+};
+
+// Rows of dots along one axis (an error in percent), with a shaded band around 0: HTML draws an
+// SVG figure, the Markdown twin says the band and each row's count inside it (the dots' numbers
+// are in a table beside it on every page that draws one).
+struct DotStrip {
+  std::string caption;
+  std::string unit;  // of the axis: "%"
+  double min = -50, max = 50;
+  double band = 10;  // +- shaded around 0; 0: none
+  struct Dot {
+    double value = 0;
+    std::string title;  // what the dot is (shown on hover)
+  };
+  struct Row {
+    std::string label;
+    std::vector<Dot> dots;
+  };
+  std::vector<Row> rows;
+};
+
 using Block = std::variant<Paragraph, Tiles, Table, Preformatted, Image, Heading, BulletList,
-                           PlanForm, FilterForm>;
+                           PlanForm, FilterForm, BarChart, DotStrip>;
 
 struct Section {
   std::string id;  // anchor, [a-z0-9-] only

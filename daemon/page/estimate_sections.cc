@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "daemon/page/calibration_page.h"
 #include "daemon/page/sections.h"
 #include "estimator/format.h"
 #include "estimator/report.h"
@@ -307,6 +308,67 @@ Section CostSection(const Estimate& e) {
   return s;
 }
 
+namespace {
+
+// Where each mode's memory goes, as stacked bars against the cards' sizes: up to the first size
+// that holds the largest bar.
+BarChart MemoryChart(const Estimate& e) {
+  enum Category { kWeights, kGradients, kOptimizer, kActivations, kLoss, kKv, kRuntime, kCount };
+  auto category = [](MemoryItem item) {
+    switch (item) {
+      case MemoryItem::kGradients:
+        return kGradients;
+      case MemoryItem::kMasterWeights:
+      case MemoryItem::kAdamFirstMoment:
+      case MemoryItem::kAdamSecondMoment:
+      case MemoryItem::kOptimizerStep:
+        return kOptimizer;
+      case MemoryItem::kActivations:
+      case MemoryItem::kRecomputedBlock:
+      case MemoryItem::kPrefill:
+        return kActivations;
+      case MemoryItem::kLogits:
+        return kLoss;
+      case MemoryItem::kKvCache:
+        return kKv;
+      case MemoryItem::kRuntime:
+      case MemoryItem::kAllocatorReserve:
+      case MemoryItem::kOverheadFactor:
+        return kRuntime;
+      default:  // weights in every form: working, frozen, quantized, adapters, gathered, dequantized
+        return kWeights;
+    }
+  };
+  BarChart chart;
+  chart.caption = "Where the memory goes, per mode, at batch " +
+                  std::to_string(e.workload.batch) + " (serving: " +
+                  std::to_string(e.workload.ServingBatch()) + " × " +
+                  G(static_cast<uint64_t>(e.workload.context)) + " tokens), against the cards";
+  chart.unit = "GB";
+  chart.categories = {"weights", "gradients", "optimizer state", "activations",
+                      "loss buffers", "KV cache", "runtime"};
+  double largest = 0;
+  for (const MemoryPlan& p : e.memory) {
+    BarChart::Bar bar{ModeTitle(p.mode), std::vector<double>(kCount, 0.0)};
+    double total = 0;
+    for (const MemoryComponent& c : p.components) {
+      bar.values[category(c.item)] += c.bytes / 1e9;
+      total += c.bytes / 1e9;
+    }
+    largest = std::max(largest, total);
+    chart.bars.push_back(std::move(bar));
+  }
+  for (const CardFit* f : BySize(e)) {
+    const double gb = f->card.memory_gb;
+    if (!chart.marks.empty() && chart.marks.back().value == gb) continue;
+    if (!chart.marks.empty() && chart.marks.back().value >= largest) break;
+    chart.marks.push_back({Number(gb) + " GB", gb});
+  }
+  return chart;
+}
+
+}  // namespace
+
 Section MemorySection(const Estimate& e) {
   Section s{"memory", "Memory: what fits on which card", {}};
   const MemoryPlan* serve = Plan(e, MemoryMode::kServe);
@@ -319,6 +381,8 @@ Section MemorySection(const Estimate& e) {
                          Number(e.assumptions.serve_weight_bytes) + " B per parameter"});
   tiles.tiles.push_back(KvTile(e));
   s.blocks.push_back(std::move(tiles));
+  s.blocks.push_back(MemoryChart(e));
+  s.blocks.push_back(CalibrationLine());
   Table t{"What fits on which card, by mode (the largest batch that holds at " +
               G(static_cast<uint64_t>(e.workload.seq)) + " training / " +
               G(static_cast<uint64_t>(e.workload.context)) + " serving tokens)",

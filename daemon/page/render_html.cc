@@ -1,8 +1,11 @@
 // Document -> HTML5. Accessible by construction: lang, one h1, h2 per section and h3/h4 inside,
 // th scope, a caption on every table, chips that say their impact in words.
 
+#include <algorithm>
+#include <string>
 #include <string_view>
 
+#include "daemon/page/chart_svg.h"
 #include "daemon/page/escape.h"
 #include "daemon/page/href.h"
 #include "daemon/page/render.h"
@@ -195,18 +198,21 @@ class HtmlWriter {
     Raw("</ul>\n");
   }
 
-  void Field(const char* id, const char* label, const std::string& value, const char* hint) {
+  // A text input named `name`; its id is the name with dots as dashes ("train-optimizer").
+  void Field(std::string_view name, const char* label, const std::string& value,
+             const char* hint) {
+    std::string id(name);
+    std::replace(id.begin(), id.end(), '.', '-');
     Raw("<p class=\"field\"><label for=\"");
     Raw(id);
     Raw("\">");
     Raw(label);
     Raw("</label> <input type=\"text\" inputmode=\"");
-    const std::string_view name(id);
-    Raw(name == "cards" || name.find('.') != std::string_view::npos ? "text" : "numeric");
+    Raw(name == "cards" || id != name ? "text" : "numeric");
     Raw("\" id=\"");
     Raw(id);
     Raw("\" name=\"");
-    Raw(id);
+    Raw(name);
     Raw("\" value=\"");
     Text(value);
     Raw("\" placeholder=\"");
@@ -241,6 +247,9 @@ class HtmlWriter {
     Field("runtime.metric", "Memory counted", f.metric, "card");
     Raw("</div>\n<p><button type=\"submit\">Estimate</button></p>\n</form>\n");
   }
+
+  void Out(const BarChart& c) { Raw(BarChartSvg(c)); }
+  void Out(const DotStrip& d) { Raw(DotStripSvg(d)); }
 
   void Out(const FilterForm& f) {
     if (!IsSafeHref(f.action)) return;
@@ -310,7 +319,8 @@ std::string RenderHtml(const Document& doc) {
   w.Raw(
       "</head>\n<body>\n<header class=\"site\"><a href=\"/\">hubwatch</a>"
       "<nav aria-label=\"Site\"><a href=\"/\">Models</a> <a href=\"/changes\">Changes</a> "
-      "<a href=\"/plan\">Paste a model</a></nav></header>\n<main>\n");
+      "<a href=\"/plan\">Paste a model</a> <a href=\"/calibration\">Calibration</a></nav>"
+      "</header>\n<main>\n");
   if (!doc.breadcrumb.empty()) {
     w.Raw("<nav class=\"crumbs\" aria-label=\"Breadcrumb\">");
     w.Spans(doc.breadcrumb);

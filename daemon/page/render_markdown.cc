@@ -3,6 +3,8 @@
 // Markdown's own characters); code blocks are fenced with more backticks than they hold.
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "daemon/page/escape.h"
 #include "daemon/page/href.h"
@@ -156,6 +158,59 @@ class MarkdownWriter {
       out_ += "\n\n";
     }
     out_ += "Paste a config.json into the form at /plan, or POST it to /api/v1/plan.\n\n";
+  }
+
+  // The chart's numbers as a table: a row per bar, a column per category, then the total; the
+  // marks after it.
+  void Out(const BarChart& c) {
+    Table t{c.caption + " (" + c.unit + ")", {""}, {}, {false}, true, {}};
+    for (const std::string& category : c.categories) {
+      t.header.push_back(category);
+      t.numeric.push_back(true);
+    }
+    t.header.push_back("total");
+    t.numeric.push_back(true);
+    char buf[32];
+    auto number = [&](double v) {
+      std::snprintf(buf, sizeof buf, "%.1f", v);
+      return std::string(buf);
+    };
+    for (const BarChart::Bar& b : c.bars) {
+      std::vector<page::Spans> row = {{page::Text(b.label)}};
+      double total = 0;
+      for (size_t i = 0; i < c.categories.size(); ++i) {
+        const double v = i < b.values.size() ? b.values[i] : 0;
+        total += v;
+        row.push_back({page::Text(v > 0 ? number(v) : "")});
+      }
+      row.push_back({page::Strong(number(total))});
+      t.rows.push_back(std::move(row));
+    }
+    Out(t);
+    if (c.marks.empty()) return;
+    std::string marks;
+    for (const BarChart::Mark& m : c.marks) {
+      marks += (marks.empty() ? "" : ", ") + m.label + " " + number(m.value) + " " + c.unit;
+    }
+    out_ += "Against: ";
+    Text(marks);
+    out_ += ".\n\n";
+  }
+
+  // The strip in words: per row, how many of its dots lie inside the band.
+  void Out(const DotStrip& d) {
+    out_ += "*";
+    Text(d.caption);
+    out_ += ":*\n\n";
+    for (const DotStrip::Row& row : d.rows) {
+      size_t inside = 0;
+      for (const DotStrip::Dot& dot : row.dots) inside += std::fabs(dot.value) <= d.band ? 1 : 0;
+      out_ += "- ";
+      Text(row.label + ": " + std::to_string(inside) + " of " + std::to_string(row.dots.size()) +
+           " within ±" + std::to_string(static_cast<int>(d.band)) + d.unit);
+      out_ += "\n";
+    }
+    out_ += "\n";
   }
 
   void Out(const FilterForm& f) {

@@ -74,6 +74,18 @@ form.plan label { display: block; font-weight: 600; }
 form.plan button { font-size: 1rem; padding: 0.4rem 1.2rem; }
 .error { border-left: 4px solid var(--bad); padding: 0.5rem 0.75rem; background: var(--panel); }
 img { max-width: 100%; }
+figure.chart { margin: 1rem 0; }
+figure.chart svg { width: 100%; height: auto; max-width: 48rem; display: block; }
+figure.chart figcaption { color: var(--muted); font-size: 0.875rem; }
+svg text { fill: var(--fg); font-size: 11px; font-family: inherit; }
+svg text.mark, svg text.legend { fill: var(--muted); }
+svg line.mark { stroke: var(--muted); stroke-dasharray: 3 3; }
+.seg0 { fill: #4e79a7; } .seg1 { fill: #f28e2b; } .seg2 { fill: #59a14f; }
+.seg3 { fill: #b07aa1; } .seg4 { fill: #e15759; } .seg5 { fill: #76b7b2; }
+.seg6 { fill: #edc948; } .seg7 { fill: #9c755f; }
+svg rect.band { fill: var(--good); fill-opacity: 0.15; }
+svg line.tick { stroke: var(--line); } svg line.zero { stroke: var(--muted); }
+svg circle.dot { fill: var(--link); fill-opacity: 0.7; }
 @media print {
   header.site nav, .toc, form.plan { display: none; }
   body { background: #fff; color: #000; font-size: 10pt; }
@@ -81,6 +93,7 @@ img { max-width: 100%; }
   details > *:not(summary) { display: block; }
   .scroll { overflow: visible; }
   pre { white-space: pre-wrap; }
+  svg text { fill: #000; }
   h2, h3 { break-after: avoid; }
   tr { break-inside: avoid; }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pages in a real browser: headless Chromium (Debian's `chromium`, installed by .ci/setup)
 # opens /, the gemma-2-9b-it page, the pages of an encoder, a multimodal model and a checkpoint
-# without a config.json, /changes and /plan, and submits the /plan form; the rendered
+# without a config.json, /changes, /plan and /calibration, and submits the /plan form; the rendered
 # DOMs (--dump-dom) are checked, html-validate (pinned in tests/browser/js) validates every page,
 # and a full-page screenshot of the gemma-2-9b-it page is saved.
 #
@@ -51,7 +51,8 @@ declare -A urls=([index]="$base/" [model]="$base/models/google/gemma-2-9b-it"
                  [hostile]="$base/models/hostile-org/payload-model" [submitted]="file://$work/submit.html"
                  [encoder]="$base/models/sentence-transformers/all-MiniLM-L6-v2"
                  [multimodal]="$base/models/edbeeching/vsft-llava-1.5-7b-hf"
-                 [weights]="$base/models/fixture-org/weights-without-config")
+                 [weights]="$base/models/fixture-org/weights-without-config"
+                 [calibration]="$base/calibration")
 pids=()
 for name in "${!urls[@]}"; do
   "$chrome" "${flags[@]}" --user-data-dir="$work/profile-$name" --dump-dom "${urls[$name]}" \
@@ -68,7 +69,8 @@ for pid in "${pids[@]}"; do wait "$pid" || { echo "FAIL: a chromium run failed";
 
 check "$work/index.dom" '<h1>Tracked models' 'href="/models/google/gemma-2-9b-it"' '>gemma2</h2>'
 check "$work/model.dom" '<h1>gemma-2-9b-it: GPU memory to fine-tune</h1>' '9,241,705,984' \
-  '18.5 GB' '1.41 GB' '8,192 × 3,584' 'What changed upstream' 'Do this to your own model'
+  '18.5 GB' '1.41 GB' '8,192 × 3,584' 'What changed upstream' 'Do this to your own model' \
+  '<figure class="chart">' 'Where the memory goes, per mode' '>optimizer state</text>'
 check "$work/changes.dom" '<h1>Tracked changes</h1>' 'chip'
 check "$work/plan.dom" '<textarea id="config" name="config"'
 check "$work/submitted.dom" 'Your model: GPU memory to fine-tune' '8,030,261,248' 'LoRA r=8'
@@ -77,13 +79,16 @@ check "$work/encoder.dom" '22,713,216 parameters, bert' 'keeps no KV cache' 'rea
 check "$work/multimodal.dom" '7,063,427,072 parameters, llava' 'Parts, each counted on its own'
 check "$work/weights.dom" "From the checkpoint's tensors: structure not modelled." \
   '124,439,808 parameters counted exactly'
+check "$work/calibration.dom" '<h1>Memory estimates against measured runs</h1>' \
+  '<circle class="dot"' 'qwen25-speed-benchmark-108' 'Runs not estimated, and why'
 python3 "$here/check_dom.py" "$work"/*.dom || fail=1
 [ -s "$work/submitted.dom" ] || { echo "FAIL: the form post rendered nothing"; fail=1; }
 
 # html-validate on what the server sends (not the browser's DOM).
 for path in / /models/google/gemma-2-9b-it /models/hostile-org/payload-model /changes /plan \
             "/models/mistralai/Mistral-7B-Instruct-v0.3" /models/sentence-transformers/all-MiniLM-L6-v2 \
-            /models/edbeeching/vsft-llava-1.5-7b-hf /models/fixture-org/weights-without-config; do
+            /models/edbeeching/vsft-llava-1.5-7b-hf /models/fixture-org/weights-without-config \
+            /calibration; do
   out="$work/validate$(echo "$path" | tr '/' '_').html"
   curl -sf "$base$path" -o "$out" || { echo "FAIL: GET $path"; fail=1; continue; }
 done

@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
+#include "daemon/page/calibration_page.h"
+#include "daemon/page/chart_svg.h"
 #include "daemon/page/render.h"
 #include "daemon/page/sections.h"
 #include "estimator/format.h"
@@ -107,6 +111,83 @@ TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
   for (const std::string& t : kSectionTitles) md_order.push_back("## " + t);
   ExpectInOrder(md, md_order);
   EXPECT_NE(md.find("9,241,705,984"), std::string::npos);
+}
+
+// Where each mode's memory goes: a stacked bar per mode against the cards' sizes, drawn as SVG
+// in the HTML and given as the same numbers in the Markdown twin; a segment's numbers are the
+// plan's components summed by category.
+TEST_F(ModelPageTest, TheMemoryChartShowsWhereEachModesMemoryGoesInBothRenderings) {
+  BuiltPage p = BuildPage(*store_, kGemma);
+  ASSERT_TRUE(p.estimate.estimate.has_value()) << p.estimate.unavailable;
+  const Estimate& e = *p.estimate.estimate;
+  const std::string html = RenderHtml(p.doc);
+  ExpectInOrder(html, {"<figure class=\"chart\">", "<svg viewBox=", ">16 GB</text>",
+                       ">80 GB</text>", ">Full fine-tune</text>", ">LoRA</text>", ">QLoRA</text>",
+                       ">Serve</text>", ">weights</text>", ">KV cache</text>",
+                       "<figcaption>Where the memory goes, per mode"});
+  // The serving bar's weights segment: 18.5 GB, as the tile says.
+  EXPECT_NE(html.find("<title>weights: 18.5 GB</title>"), std::string::npos);
+  double serve_total = 0;
+  for (const MemoryComponent& c : e.memory[3].components) serve_total += c.bytes / 1e9;
+  char total[32];
+  std::snprintf(total, sizeof total, "%.1f GB", serve_total);
+  EXPECT_NE(html.find(std::string(">") + total + "</text>"), std::string::npos) << total;
+  const std::string md = RenderMarkdown(p.doc);
+  std::snprintf(total, sizeof total, "**%.1f**", serve_total);
+  ExpectInOrder(md, {"Where the memory goes, per mode", "| weights | gradients | optimizer state",
+                     "Serve", "18.5", total, "Against: 16 GB 16.0 GB"});
+  // Beside it, one line on how such estimates compare with measured runs, and where to look.
+  const CalibrationSummary& s = Published().summary;
+  EXPECT_NE(html.find("Memory estimates are checked against " + std::to_string(s.cases) +
+                      " published measured runs"),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"/calibration\">how each compares</a>"), std::string::npos);
+}
+
+// /calibration: every published run estimated with its own settings (the same as `hubwatch
+// calibrate`), a strip of errors per mode with the +-10% band, every run in a table, the
+// skipped ones with their reasons; the Markdown twin says the same in words.
+TEST(CalibrationPage, ShowsEveryRunItsErrorByModeAndWhyTheRestAreSkipped) {
+  const PublishedCalibration& p = Published();
+  EXPECT_EQ(p.cases.size(), 197u);
+  EXPECT_GE(p.summary.cases, 100u);
+  EXPECT_LE(p.summary.median_abs_error_pct, 10);
+  EXPECT_EQ(p.summary.wrong_verdicts, 0u);
+  const Document doc = BuildCalibrationPage();
+  const std::string html = RenderHtml(doc);
+  ExpectInOrder(html, {"<h1>Memory estimates against measured runs</h1>", "<svg viewBox=",
+                       "class=\"band\"", ">Full fine-tune</text>", ">Inference</text>",
+                       "<circle class=\"dot\"", "qwen25-speed-benchmark-108",
+                       "Runs not estimated, and why", "the source&#39;s unit is ambiguous"});
+  size_t dots = 0;
+  for (size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) {
+    ++dots;
+  }
+  EXPECT_EQ(dots, p.summary.cases);  // one per estimated run (none ran out of memory)
+  const std::string md = RenderMarkdown(doc);
+  ExpectInOrder(md, {"# Memory estimates against measured runs", "Inference: ",
+                     " within ±10%", "| qwen25\\-speed\\-benchmark\\-108 |"});
+}
+
+TEST(BarChartSvg, EscapesItsTextsAndDrawsNothingForNothing) {
+  BarChart chart;
+  EXPECT_EQ(BarChartSvg(chart), "");
+  chart.caption = "<script>alert(1)</script>";
+  chart.unit = "GB";
+  chart.categories = {"a\"b", "<c>"};
+  chart.bars = {{"<b>bar</b>", {1, 2}}, {"zero", {0, 0}}};
+  chart.marks = {{"& mark", 4}};
+  const std::string svg = BarChartSvg(chart);
+  EXPECT_EQ(svg.find("<script>"), std::string::npos);
+  EXPECT_EQ(svg.find("<b>"), std::string::npos);
+  EXPECT_EQ(svg.find("<c>"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;b&gt;bar&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("&amp; mark"), std::string::npos);
+  EXPECT_NE(svg.find(">3.0 GB</text>"), std::string::npos);  // the first bar's total
+  EXPECT_NE(svg.find(">0.0 GB</text>"), std::string::npos);  // an empty bar still has its row
+  chart.bars = {{"nan", {std::nan(""), -1}}};
+  chart.marks.clear();
+  EXPECT_EQ(BarChartSvg(chart), "");  // nothing to scale to
 }
 
 // An encoder's page says it keeps no KV cache, instead of showing a cache of 0 GB.

@@ -190,6 +190,16 @@ TEST_F(PageServeTest, PlanFormEstimatesOrKeepsTheTextWithTheReason) {
   EXPECT_NE(unknown.body.find("not one of adamw, adamw_8bit"), std::string::npos);
 }
 
+TEST_F(PageServeTest, CalibrationIsServedWithItsMarkdownTwin) {
+  HttpResponse html = Get("/calibration");
+  ASSERT_EQ(html.status, 200);
+  EXPECT_NE(html.body.find("<h1>Memory estimates against measured runs</h1>"), std::string::npos);
+  EXPECT_NE(html.body.find("href=\"/calibration.md\""), std::string::npos);
+  HttpResponse md = Get("/calibration.md");
+  ASSERT_EQ(md.status, 200);
+  EXPECT_NE(md.body.find("# Memory estimates against measured runs"), std::string::npos);
+}
+
 // The form echoes what was posted: every field but the config is held to 1 KiB before any work,
 // so the page stays small whatever the post (issue 28: 30,000 cards built a 131 MB reply).
 TEST_F(PageServeTest, PlanFormFieldsAreBoundedBeforeAnyWork) {
