@@ -22,8 +22,28 @@ std::string N(double v) {
 
 std::string Value(double v, const std::string& unit) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f %s" : "%.1f %s", v, unit.c_str());
+  std::snprintf(buf, sizeof buf, v >= 100 || v == std::floor(v) ? "%.0f %s" : "%.1f %s", v,
+                unit.c_str());
   return buf;
+}
+
+// A segment's colour: its category's tone when the chart gives tones, else the palette's.
+std::string SegmentClass(const BarChart& chart, size_t category) {
+  if (category < chart.tones.size()) {
+    switch (chart.tones[category]) {
+      case Tone::kBreaking:
+      case Tone::kBad:
+        return "tone-bad";
+      case Tone::kBehavioral:
+      case Tone::kWarn:
+        return "tone-warn";
+      case Tone::kGood:
+        return "tone-good";
+      default:
+        return "tone-muted";
+    }
+  }
+  return "seg" + std::to_string(category % kColours);
 }
 
 }  // namespace
@@ -39,9 +59,10 @@ std::string BarChartSvg(const BarChart& chart) {
   for (const BarChart::Mark& m : chart.marks) scale_max = std::max(scale_max, m.value);
   if (!(scale_max > 0) || !std::isfinite(scale_max)) return "";
   const double span = kWidth - kLabelWidth - kRight;
+  const double top = chart.marks.empty() ? 8 : kTop;
   auto x_of = [&](double v) { return kLabelWidth + span * std::min(v, scale_max) / scale_max; };
   const size_t legend_rows = (chart.categories.size() + 3) / 4;
-  const double height = kTop + kRow * static_cast<double>(chart.bars.size()) + 8 +
+  const double height = top + kRow * static_cast<double>(chart.bars.size()) + 8 +
                         18 * static_cast<double>(legend_rows);
 
   std::string o = "<figure class=\"chart\">\n<svg viewBox=\"0 0 " + N(kWidth) + " " + N(height) +
@@ -54,8 +75,8 @@ std::string BarChartSvg(const BarChart& chart) {
   for (const BarChart::Mark& m : chart.marks) {
     if (!(m.value > 0)) continue;
     const std::string x = N(x_of(m.value));
-    o += "<line class=\"mark\" x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + N(kTop - 4) +
-         "\" y2=\"" + N(kTop + kRow * static_cast<double>(chart.bars.size())) + "\"/>";
+    o += "<line class=\"mark\" x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + N(top - 4) +
+         "\" y2=\"" + N(top + kRow * static_cast<double>(chart.bars.size())) + "\"/>";
     o += "<text class=\"mark\" x=\"" + x + "\" y=\"" + N(nth++ % 2 ? 24 : 12) +
          "\" text-anchor=\"middle\">";
     AppendHtml(o, m.label);
@@ -63,7 +84,7 @@ std::string BarChartSvg(const BarChart& chart) {
   }
   for (size_t i = 0; i < chart.bars.size(); ++i) {
     const BarChart::Bar& b = chart.bars[i];
-    const double y = kTop + kRow * static_cast<double>(i);
+    const double y = top + kRow * static_cast<double>(i);
     o += "<text class=\"label\" x=\"" + N(kLabelWidth - 6) + "\" y=\"" + N(y + kBarHeight - 4) +
          "\" text-anchor=\"end\">";
     AppendHtml(o, b.label);
@@ -74,7 +95,7 @@ std::string BarChartSvg(const BarChart& chart) {
       if (!(v > 0)) continue;
       const double x0 = x_of(at), x1 = x_of(at + v);
       at += v;
-      o += "<rect class=\"seg" + std::to_string(c % kColours) + "\" x=\"" + N(x0) + "\" y=\"" +
+      o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x0) + "\" y=\"" +
            N(y) + "\" width=\"" + N(std::max(0.5, x1 - x0)) + "\" height=\"" + N(kBarHeight) +
            "\"><title>";
       AppendHtml(o, chart.categories[c] + ": " + Value(v, chart.unit));
@@ -86,11 +107,11 @@ std::string BarChartSvg(const BarChart& chart) {
     o += "</text>\n";
   }
   // The legend, four to a row.
-  const double legend_top = kTop + kRow * static_cast<double>(chart.bars.size()) + 8;
+  const double legend_top = top + kRow * static_cast<double>(chart.bars.size()) + 8;
   for (size_t c = 0; c < chart.categories.size(); ++c) {
     const double x = kLabelWidth + span / 4 * static_cast<double>(c % 4);
     const double y = legend_top + 18 * static_cast<double>(c / 4);
-    o += "<rect class=\"seg" + std::to_string(c % kColours) + "\" x=\"" + N(x) + "\" y=\"" +
+    o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x) + "\" y=\"" +
          N(y) + "\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"" + N(x + 14) +
          "\" y=\"" + N(y + 9) + "\">";
     AppendHtml(o, chart.categories[c]);

@@ -1,7 +1,8 @@
 #pragma once
 
 // The charts of document.h as inline SVG figures. Every text is escaped; colours are classes the
-// stylesheet defines (.seg0 ... .seg7, .band, .dot), so a figure follows dark mode and print.
+// stylesheet defines (.seg0 ... .seg7, .tone-*, .band, .dot), so a figure follows dark mode and
+// print.
 // Pure functions; thread-safe.
 //
 // BarChart: one row per bar, its stacked segments scaled to the largest bar or mark, each mark

@@ -109,6 +109,7 @@ struct BarChart {
   std::string caption;
   std::string unit;                     // of every value: "GB"
   std::vector<std::string> categories;  // the legend, in stacking order (at most 8 colours)
+  std::vector<Tone> tones;              // per category, a meaning's colour; empty: the palette
   struct Bar {
     std::string label;
     std::vector<double> values;  // one per category, >= 0

@@ -12,6 +12,7 @@ namespace hubwatch::page {
 namespace {
 
 constexpr size_t kMaxTitleBytes = 300;
+constexpr size_t kTimelineRevisions = 12;  // bars in the timeline
 constexpr size_t kMaxMessageBytes = 2000;
 
 std::string KindTitle(diff::ChangeKind kind) {
@@ -109,6 +110,24 @@ Section HistorySection(const std::vector<RevisionHistory>& history, const std::s
   }
   s.blocks.push_back(
       Paragraph{{Text(Grouped(history.size()) + " stored revisions, newest first.")}});
+  // The timeline: the newest revisions that changed anything, their changes by impact.
+  BarChart timeline;
+  timeline.caption = "The newest revisions with changes, each with its changes by impact";
+  timeline.unit = "change(s)";
+  timeline.categories = {"breaking", "behavioral", "cosmetic"};
+  timeline.tones = {Tone::kBreaking, Tone::kBehavioral, Tone::kCosmetic};
+  for (const RevisionHistory& h : history) {
+    if (h.changes.empty()) continue;
+    if (timeline.bars.size() == kTimelineRevisions) break;
+    BarChart::Bar bar{Date(h.revision) + " " + h.revision.sha.substr(0, 7), {0, 0, 0}};
+    for (const store::ChangeRecord& c : h.changes) {
+      bar.values[c.change.impact == diff::Impact::kBreaking     ? 0
+                 : c.change.impact == diff::Impact::kBehavioral ? 1
+                                                                : 2] += 1;
+    }
+    timeline.bars.push_back(std::move(bar));
+  }
+  if (!timeline.bars.empty()) s.blocks.push_back(std::move(timeline));
   const std::string page = ModelPath(repo);
   for (const RevisionHistory& h : history) {
     const store::RevisionRecord& r = h.revision;

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "daemon/page/calibration_page.h"
 #include "daemon/page/href.h"
 #include "daemon/page/sections.h"
 #include "estimator/base/text.h"
@@ -173,7 +174,17 @@ json IndexJson(const std::vector<IndexRow>& rows) {
     }
     list.push_back(std::move(j));
   }
-  return {{"schema", "hubwatch.index/1"}, {"models", std::move(list)}};
+  // /calibration's figures in numbers: how the memory estimates compare with measured runs.
+  const CalibrationSummary& c = Published().summary;
+  json calibration = {{"url", "/calibration"},
+                      {"runs_estimated", c.cases},
+                      {"runs_skipped", c.skipped},
+                      {"median_abs_error_pct", c.median_abs_error_pct},
+                      {"worst_abs_error_pct", c.worst_abs_error_pct},
+                      {"wrong_verdicts", c.wrong_verdicts}};
+  return {{"schema", "hubwatch.index/1"},
+          {"models", std::move(list)},
+          {"calibration", std::move(calibration)}};
 }
 
 Document BuildChangesPage(const ChangesPage& page) {

@@ -83,6 +83,8 @@ svg line.mark { stroke: var(--muted); stroke-dasharray: 3 3; }
 .seg0 { fill: #4e79a7; } .seg1 { fill: #f28e2b; } .seg2 { fill: #59a14f; }
 .seg3 { fill: #b07aa1; } .seg4 { fill: #e15759; } .seg5 { fill: #76b7b2; }
 .seg6 { fill: #edc948; } .seg7 { fill: #9c755f; }
+svg rect.tone-bad { fill: var(--bad); } svg rect.tone-warn { fill: var(--warn); }
+svg rect.tone-good { fill: var(--good); } svg rect.tone-muted { fill: var(--muted); }
 svg rect.band { fill: var(--good); fill-opacity: 0.15; }
 svg line.tick { stroke: var(--line); } svg line.zero { stroke: var(--muted); }
 svg circle.dot { fill: var(--link); fill-opacity: 0.7; }

@@ -183,8 +183,8 @@ TEST(BarChartSvg, EscapesItsTextsAndDrawsNothingForNothing) {
   EXPECT_EQ(svg.find("<c>"), std::string::npos);
   EXPECT_NE(svg.find("&lt;b&gt;bar&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(svg.find("&amp; mark"), std::string::npos);
-  EXPECT_NE(svg.find(">3.0 GB</text>"), std::string::npos);  // the first bar's total
-  EXPECT_NE(svg.find(">0.0 GB</text>"), std::string::npos);  // an empty bar still has its row
+  EXPECT_NE(svg.find(">3 GB</text>"), std::string::npos);  // the first bar's total
+  EXPECT_NE(svg.find(">0 GB</text>"), std::string::npos);  // an empty bar still has its row
   chart.bars = {{"nan", {std::nan(""), -1}}};
   chart.marks.clear();
   EXPECT_EQ(BarChartSvg(chart), "");  // nothing to scale to
@@ -244,6 +244,22 @@ TEST_F(ModelPageTest, ACheckpointWithoutAConfigIsEstimatedFromItsTensors) {
                        "124,439,808 parameters counted exactly", "no model_type",
                        "The structure was read from the checkpoint itself",
                        "What the estimate assumed or could not read:"});
+}
+
+// The history opens with a timeline: the newest revisions with changes, their changes stacked by
+// impact in the impact's colour, and the same counts as a table in the Markdown twin.
+TEST_F(ModelPageTest, TheHistoryOpensWithATimelineOfChangesByImpact) {
+  BuiltPage p = BuildPage(*store_, kMistral);
+  const std::string html = RenderHtml(p.doc);
+  size_t with_changes = 0;
+  for (const RevisionHistory& h : p.history) with_changes += h.changes.empty() ? 0 : 1;
+  ASSERT_GT(with_changes, 0u);
+  ExpectInOrder(html, {">What changed upstream</h2>", "<svg viewBox=", "class=\"tone-",
+                       ">breaking</text>", ">behavioral</text>", ">cosmetic</text>",
+                       "<figcaption>The newest revisions with changes"});
+  const std::string md = RenderMarkdown(p.doc);
+  ExpectInOrder(md, {"## What changed upstream", "The newest revisions with changes",
+                     "| breaking | behavioral | cosmetic | total |"});
 }
 
 TEST_F(ModelPageTest, HistoryShowsEachRevisionsEvidence) {

@@ -98,6 +98,10 @@ TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   ASSERT_EQ(json.status, 200);
   const nlohmann::json j = json.json();
   ASSERT_TRUE(j["models"].is_array());
+  // The calibration page's summary in numbers.
+  EXPECT_EQ(j["calibration"]["url"], "/calibration");
+  EXPECT_GE(j["calibration"]["runs_estimated"].get<int>(), 100);
+  EXPECT_LE(j["calibration"]["median_abs_error_pct"].get<double>(), 10);
   bool gemma = false, weights_only = false;
   for (const auto& m : j["models"]) {
     if (m["repo"] == kGemma) {
