@@ -44,7 +44,14 @@ options:
   --preset NAME              assumption preset: hubwatch (default, derived per tensor) or seed
                              (1.2 x 16 B/param training, x1.15 serving)
   --set NAME=VALUE           override one assumption (repeatable); every name and value is
-                             listed in the report's Assumptions section
+                             listed in the report's Assumptions section. The settings runs
+                             differ in: train.optimizer (adamw, adamw_8bit, paged_adamw_8bit,
+                             paged_adamw_32bit, adafactor, sgd, sgd_momentum),
+                             train.checkpointing (none, full, selective), train.loss
+                             (standard, chunked, fused), train.sharding (none, zero1-3) with
+                             train.gpus, train.master_bytes, train.grad_accum,
+                             qlora.quantization and serve.quantization (nf4, gptq_int4,
+                             awq_int4, fp8, int8), runtime.metric (card, reserved, allocated)
   --assume ARCH              read an unsupported model_type as ARCH (e.g. llama); the result
                              is marked approximate
   --json                     the machine form (schema/estimate.schema.json)
