@@ -89,6 +89,9 @@ void Calibration(const HttpRequest& request, bool markdown, Respond respond) {
 }  // namespace
 
 void RegisterPageListRoutes(Router& router, const ApiContext& ctx) {
+  // The published runs are estimated here, once per process at startup, so that no request
+  // (the first model page, /calibration, /index.json) pays for it.
+  page::Published();
   const ApiContext* c = &ctx;
   router.Add({.method = "GET",
               .pattern = "/",
