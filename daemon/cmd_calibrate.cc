@@ -1,7 +1,7 @@
 // hubwatch calibrate: the estimator against published measured runs (calibration.h).
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -17,7 +17,8 @@
 namespace hubwatch::cli {
 namespace {
 
-constexpr const char kUsage[] = R"(usage: hubwatch calibrate --measurements FILE.jsonl --configs DIR [--held-out] [--json]
+constexpr const char kUsage[] =
+    R"(usage: hubwatch calibrate --measurements FILE.jsonl --configs DIR [--held-out] [--json]
 
 Estimates every published measured run in FILE.jsonl with that run's own settings, in the number
 it measured, and prints measured against estimated: the error, and whether the fit verdict on the
@@ -74,10 +75,10 @@ std::vector<std::string> KnownIds(const std::string& dir) {
 // The config for `model` in `dir`, or for its base when it is a quantized repository.
 const nlohmann::json* FindConfig(const std::string& dir, const std::string& model,
                                  const std::vector<std::string>& known,
-                                 std::map<std::string, nlohmann::json>& cache,
-                                 std::string& used) {
+                                 std::map<std::string, nlohmann::json>& cache, std::string& used) {
   auto load = [&](const std::string& id) -> const nlohmann::json* {
-    if (auto it = cache.find(id); it != cache.end()) return it->second.is_null() ? nullptr : &it->second;
+    if (auto it = cache.find(id); it != cache.end())
+      return it->second.is_null() ? nullptr : &it->second;
     std::string file = id;
     const size_t slash = file.find('/');
     if (slash == std::string::npos || file.find("..") != std::string::npos) return nullptr;
@@ -133,8 +134,8 @@ nlohmann::json SummaryJson(const CalibrationSummary& s) {
 }
 
 // Summaries of the cases grouped by `key`, in name order.
-std::map<std::string, CalibrationSummary> GroupBy(
-    const std::vector<Case>& cases, const std::string CalibrationCase::* key) {
+std::map<std::string, CalibrationSummary> GroupBy(const std::vector<Case>& cases,
+                                                  const std::string CalibrationCase::*key) {
   std::map<std::string, std::vector<CalibrationCase>> groups;
   for (const Case& c : cases) groups[c.result.*key].push_back(c.result);
   std::map<std::string, CalibrationSummary> out;
@@ -205,8 +206,8 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     Result<MeasuredRun> run = ParseMeasuredRun(record);
     if (!run.ok()) return Fail(err, "calibrate", Error::InvalidInput(where + run.error().message));
     Case c;
-    const nlohmann::json* config = FindConfig(configs->second, run->model, known, config_cache,
-                                              c.config_model);
+    const nlohmann::json* config =
+        FindConfig(configs->second, run->model, known, config_cache, c.config_model);
     c.result = CalibrateRun(*run, config);
     cases.push_back(std::move(c));
     runs.push_back(std::move(run).value());
@@ -253,8 +254,9 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     if (held_out) {
       j["held_out"] = nlohmann::json::array();
       for (const HeldOutSource& h : held) {
-        j["held_out"].push_back(
-            {{"source", h.source}, {"fragmentation", h.fragmentation}, {"summary", SummaryJson(h.summary)}});
+        j["held_out"].push_back({{"source", h.source},
+                                 {"fragmentation", h.fragmentation},
+                                 {"summary", SummaryJson(h.summary)}});
       }
     }
     out << j.dump(2) << "\n";
@@ -273,20 +275,22 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
         << PadLeft(r.out_of_memory ? "OOM" : Gib(r.measured_gib), 8)
         << PadLeft(Gib(r.estimated_gib), 11)
         << PadLeft(r.out_of_memory ? "-" : Percent(r.error_pct, true), 8) << "  "
-        << (r.verdict_ok ? "ok"
+        << (r.verdict_ok      ? "ok"
             : r.out_of_memory ? "WRONG: called fits"
                               : "WRONG: called does-not-fit")
         << (r.at_length_cap ? "  (at the length cap)" : "")
-        << (r.positions_cap ? "  (" + std::to_string(r.positions_cap) + " tokens: its learned positions)"
-                            : "")
+        << (r.positions_cap
+                ? "  (" + std::to_string(r.positions_cap) + " tokens: its learned positions)"
+                : "")
         << (c.config_model.empty() ? "" : "  (config of " + EscapeControls(c.config_model) + ")")
         << "\n";
   }
   out << "(GiB; error = (estimated - measured) / measured)\n";
   PrintGroups(out, "by mode", by_mode);
   PrintGroups(out, "by source", by_source);
-  out << "\nall: " << all.cases << " cases, median |error| " << Percent(all.median_abs_error_pct, false)
-      << ", worst " << Percent(all.worst_abs_error_pct, false) << " (" << EscapeControls(all.worst_id)
+  out << "\nall: " << all.cases << " cases, median |error| "
+      << Percent(all.median_abs_error_pct, false) << ", worst "
+      << Percent(all.worst_abs_error_pct, false) << " (" << EscapeControls(all.worst_id)
       << "), wrong verdicts " << all.wrong_verdicts << ", false fits " << all.false_fits
       << ", skipped " << all.skipped << " of " << cases.size() << "\n";
   if (held_out) {

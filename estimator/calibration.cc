@@ -49,8 +49,9 @@ Status TrainingSettings(const MeasuredRun& r, RunSettings& s) {
   const double trainable = DtypeBytes(r.trainable_dtype).value_or(weights.value_or(2));
   if (r.mode == "full") {
     s.mode = MemoryMode::kFullFinetune;
-    if (!weights) return No("full fine-tuning of weights held as '" +
-                            Clip(r.weights_dtype.value_or("?")) + "'");
+    if (!weights)
+      return No("full fine-tuning of weights held as '" + Clip(r.weights_dtype.value_or("?")) +
+                "'");
     a.weight_bytes = *weights;
     a.activation_bytes = *weights;  // no autocast the vocabulary could name: the weights' dtype
     a.grad_bytes = trainable;
@@ -247,10 +248,9 @@ CalibrationCase CalibrateRun(const MeasuredRun& run, const nlohmann::json* confi
     if (!e.ok()) return e.error();
     // Learned absolute positions have a row per position: a run that finished at a longer
     // nominal length read at most that many tokens per sequence.
-    const bool learned = std::any_of(e->graph.embeddings.begin(), e->graph.embeddings.end(),
-                                     [](const Node& n) {
-                                       return n.kind == NodeKind::kPositionEmbedding;
-                                     });
+    const bool learned =
+        std::any_of(e->graph.embeddings.begin(), e->graph.embeddings.end(),
+                    [](const Node& n) { return n.kind == NodeKind::kPositionEmbedding; });
     if (s.mode != MemoryMode::kServe && learned && e->graph.max_positions > 0 &&
         input.workload.seq > e->graph.max_positions) {
       c.positions_cap = e->graph.max_positions;
@@ -358,8 +358,8 @@ std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& 
   for (const std::string& source : sources) {
     HeldOutSource h;
     h.source = source;
-    h.fragmentation = ArgMin(FragmentationErrors(
-        runs, [&](const MeasuredRun& r) { return r.source != source; }));
+    h.fragmentation =
+        ArgMin(FragmentationErrors(runs, [&](const MeasuredRun& r) { return r.source != source; }));
     Assumptions defaults;
     defaults.fragmentation = h.fragmentation;
     std::vector<CalibrationCase> cases;

@@ -21,8 +21,8 @@ namespace hubwatch {
 struct RunSettings {
   EstimateInput input;
   MemoryMode mode = MemoryMode::kFullFinetune;
-  double ranks_summed = 1;  // the figure sums this many cards' peaks (per: sum_over_gpus)
-  double cards_spanned = 1;  // cards one copy of the model is laid across (device_map)
+  double ranks_summed = 1;     // the figure sums this many cards' peaks (per: sum_over_gpus)
+  double cards_spanned = 1;    // cards one copy of the model is laid across (device_map)
   bool at_length_cap = false;  // the length depends on the data: estimated at its cap
 };
 
@@ -37,13 +37,13 @@ struct CalibrationCase {
   std::string metric;                   // allocated, reserved, card
   double measured_gib = 0;
   double estimated_gib = 0;
-  double error_pct = 0;   // (estimated - measured) / measured x 100
-  bool verdict_ok = true;  // the fit verdict on the run's card agrees with what happened
+  double error_pct = 0;        // (estimated - measured) / measured x 100
+  bool verdict_ok = true;      // the fit verdict on the run's card agrees with what happened
   bool out_of_memory = false;  // the run did not fit: only the verdict is checked
   bool at_length_cap = false;
   int64_t positions_cap = 0;  // > 0: the run's length exceeds the model's learned positions,
                               // so it read at most this many tokens per sequence
-  std::string skipped;  // non-empty: not estimated, and why
+  std::string skipped;        // non-empty: not estimated, and why
 };
 
 // Whose config.json estimates `model`, in order: the model's own, then, for a quantized
@@ -59,10 +59,10 @@ CalibrationCase CalibrateRun(const MeasuredRun& run, const nlohmann::json* confi
                              const Assumptions& defaults = Assumptions());
 
 struct CalibrationSummary {
-  size_t cases = 0;    // estimated against a figure (out-of-memory runs are verdicts only)
+  size_t cases = 0;  // estimated against a figure (out-of-memory runs are verdicts only)
   size_t skipped = 0;
-  size_t false_fits = 0;       // measured out of memory, estimated to fit
-  size_t wrong_verdicts = 0;   // any verdict the run contradicts (false fits included)
+  size_t false_fits = 0;      // measured out of memory, estimated to fit
+  size_t wrong_verdicts = 0;  // any verdict the run contradicts (false fits included)
   double median_abs_error_pct = 0;
   double worst_abs_error_pct = 0;
   std::string worst_id;
@@ -76,7 +76,7 @@ CalibrationSummary Summarize(const std::vector<CalibrationCase>& cases);
 // cases estimated with it.
 struct HeldOutSource {
   std::string source;
-  double fragmentation = 0;  // tuned without this source
+  double fragmentation = 0;    // tuned without this source
   CalibrationSummary summary;  // this source's cases, estimated with it
 };
 struct CalibrationRun {

@@ -35,14 +35,16 @@ std::string PlanTitle(const MemoryPlan& plan, const Estimate& e) {
   switch (plan.mode) {
     case MemoryMode::kFullFinetune:
       return std::string("Full fine-tune (") +
-             (a.optimizer == Optimizer::kAdamW ? "AdamW" : "optimizer " + std::string(OptimizerName(a.optimizer))) +
+             (a.optimizer == Optimizer::kAdamW
+                  ? "AdamW"
+                  : "optimizer " + std::string(OptimizerName(a.optimizer))) +
              (a.master_bytes ? ", mixed precision" : "") +
              (plan.peaks_at_step ? "; peaks at the optimizer step)" : ")");
     case MemoryMode::kLora:
       return "LoRA (frozen base, rank " + rank + " adapters)";
     case MemoryMode::kQlora:
-      return "QLoRA (" + std::string(QuantizationName(a.qlora_quantization)) + " base, rank " + rank +
-             " adapters)";
+      return "QLoRA (" + std::string(QuantizationName(a.qlora_quantization)) + " base, rank " +
+             rank + " adapters)";
     case MemoryMode::kServe:
       return "Serving (" + Number(a.serve_weight_bytes) + " B weights, " + Number(a.kv_bytes) +
              " B KV cache, " + Grouped(static_cast<uint64_t>(plan.tokens)) + "-token context)";

@@ -20,13 +20,13 @@ struct MeasuredRun {
   std::string model;   // the Hub id ("meta-llama/Llama-3.2-3B"); empty for a bare context
   std::string mode;    // full lora qlora inference other_peft context_only weights_only
   std::optional<double> value_gib;  // empty: the source's unit is ambiguous, or out of memory
-  bool out_of_memory = false;        // norm.oom: the run did not fit its card
+  bool out_of_memory = false;       // norm.oom: the run did not fit its card
 
   std::optional<int64_t> batch, grad_accum, seq_len, prompt_tokens, generated_tokens;
   bool data_dependent_length = false;  // padded to the longest in the batch: seq_len is a cap
   std::optional<std::string> weights_dtype, quantization, trainable_dtype, optimizer,
-      optimizer_state_dtype, checkpointing, cpu_offload, loss, attention, lora_targets,
-      parallelism, metric, per, gpu;
+      optimizer_state_dtype, checkpointing, cpu_offload, loss, attention, lora_targets, parallelism,
+      metric, per, gpu;
   std::optional<bool> master_weights_fp32, optimizer_in_backward, activation_offload,
       includes_cuda_context, packing;
   std::optional<int64_t> lora_r, num_gpus;

@@ -6,16 +6,17 @@
 // keeps and the loss's buffers are alive, or at the optimizer step, when every gradient and the
 // optimizer's temporaries are (activations freed). So a plan holds fixed bytes (weights,
 // optimizer states, CUDA context), bytes per sample (activations, KV cache) plus bytes at the
-// loss whatever the batch, and the step's bytes; with
-// L = loss_fixed + per_sample x b, its total at batch b is
+// loss whatever the batch, and the step's bytes; with L = loss_fixed + per_sample x b, its total
+// at batch b is
 //   factor x (fixed + (1 + reserve) x max(L, step)).
-// Serving has no step, and only its activations are transient. Bytes count in the assumptions' metric: torch's allocated bytes (reserve
-// 0), its reserved bytes (reserve = runtime.fragmentation: the caching allocator holds more than
-// the peak's transient tensors occupy), or the card (+ the CUDA context and memory outside
-// torch's allocator). A plan is kept two ways: as components (what
-// each byte is for, at the plan's batch and peak; the reports explain each from the
-// assumptions), and as units, one per embedding / layer / final part, so a model too large for
-// one card can be split into contiguous layer ranges. Pure functions; thread-safe.
+// Serving has no step, and only its activations are transient. Bytes count in the assumptions'
+// metric: torch's allocated bytes (reserve 0), its reserved bytes (reserve =
+// runtime.fragmentation: the caching allocator holds more than the peak's transient tensors
+// occupy), or the card (+ the CUDA context and memory outside torch's allocator). A plan is kept
+// two ways: as components (what each byte is for, at the plan's batch and peak; the reports
+// explain each from the assumptions), and as units, one per embedding / layer / final part, so a
+// model too large for one card can be split into contiguous layer ranges. Pure functions;
+// thread-safe.
 
 #include <cstdint>
 #include <string_view>
@@ -82,7 +83,8 @@ struct MemoryPlan {
   uint64_t trainable_params = 0;  // all (full) or the adapters (LoRA, QLoRA); 0 serving
   std::vector<MemoryComponent> components;
   std::vector<MemoryUnit> units;
-  double per_card_fixed = 0;       // every card pays it (runtime, dequant buffer, prefill peak)
+  double per_card_fixed = 0;       // every card pays it (context, dequant buffer, gathered
+                                   // block, prefill peak)
   double per_card_per_sample = 0;  // every card pays it per sample (checkpoint recompute)
   double loss_fixed = 0;           // at the loss whatever the batch (a chunked loss's chunk)
   double per_card_step = 0;        // every card pays it at the step (a layer's gradients)

@@ -47,8 +47,7 @@ BlockFacts Facts(const BlockTemplate& block, int64_t seq, const Assumptions& a) 
       f.params += n;
       f.largest_tensor = std::max(f.largest_tensor, per_copy);
       if (t.is_linear()) {
-        f.qlora_linear_bytes +=
-            QuantizedLinearBytes(t, a.qlora_quantization, a.lora_base_bytes, a);
+        f.qlora_linear_bytes += QuantizedLinearBytes(t, a.qlora_quantization, a.lora_base_bytes, a);
         f.serve_bytes += QuantizedLinearBytes(t, a.serve_quantization, a.serve_weight_bytes, a);
         f.largest_linear = std::max(f.largest_linear, per_copy);
       } else {

@@ -44,7 +44,6 @@ struct PlanFacts {
   double largest_block_params = 0;
 };
 
-
 PlanFacts CollectPlanFacts(const ModelGraph& graph, const ParamCounts& params, const KvCache& kv,
                            const Workload& workload, const Assumptions& a);
 

@@ -113,36 +113,35 @@ MemoryPlan TrainingPlan(const PlanFacts& s, MemoryMode mode) {
   for (const LayerSpec& layer : s.g.layers) {
     const BlockFacts& f = s.blocks[static_cast<size_t>(layer.block)];
     const double adapter_bytes = adapters ? f.adapter_params * a.lora_adapter_bytes : 0;
-    const double per_token =
-        checkpointed ? (a.activation_offload ? 0 : D(s.g.hidden) * a.activation_bytes)
-                     : f.activation_per_token;
+    const double per_token = checkpointed
+                                 ? (a.activation_offload ? 0 : D(s.g.hidden) * a.activation_bytes)
+                                 : f.activation_per_token;
     const double adapter_per_token =
         adapters ? f.adapter_activation_elements * a.activation_bytes : 0;
-    p.units.push_back({fixed_of(f.params, f.qlora_linear_bytes +
-                                              f.unquantized_params * a.lora_base_bytes) +
-                           adapter_bytes,
-                       seq * (per_token + adapter_per_token), step_of(f.params)});
+    p.units.push_back(
+        {fixed_of(f.params, f.qlora_linear_bytes + f.unquantized_params * a.lora_base_bytes) +
+             adapter_bytes,
+         seq * (per_token + adapter_per_token), step_of(f.params)});
     if (adapters) adapter_params += f.adapter_params;
     largest_linear = std::max(largest_linear, f.largest_linear);
     quantized += f.qlora_linear_bytes;
     unquantized += f.unquantized_params;
   }
   const double final_qlora = s.final_params * a.lora_base_bytes;
-  p.units.push_back({fixed_of(s.final_params, final_qlora),
-                     seq * (final_act + loss_per_token), step_of(s.final_params)});
+  p.units.push_back({fixed_of(s.final_params, final_qlora), seq * (final_act + loss_per_token),
+                     step_of(s.final_params)});
   if (s.g.tied) p.tied_head_bytes = fixed_of(s.embed_params, embed_qlora);
 
   // Applied as each gradient arrives: one layer's gradients (and a per-tensor temporary) at once.
   if (full && a.optimizer_in_backward) {
-    p.per_card_step = s.largest_block_params *
-                      (a.grad_bytes * a.state_factor + opt.temp / shape.shard_states);
+    p.per_card_step =
+        s.largest_block_params * (a.grad_bytes * a.state_factor + opt.temp / shape.shard_states);
   }
   p.per_card_step += s.largest_tensor * opt.temp_largest;
   // ZeRO-3 / FSDP FULL_SHARD gathers a block's weights whole, and prefetches the next.
-  const double gathered = shape.shard_weights > 1
-                              ? 2 * s.largest_block_params *
-                                    (full ? a.weight_bytes : a.lora_base_bytes)
-                              : 0;
+  const double gathered = shape.shard_weights > 1 ? 2 * s.largest_block_params *
+                                                        (full ? a.weight_bytes : a.lora_base_bytes)
+                                                  : 0;
   p.per_card_fixed += gathered;
   const double dequant = mode == MemoryMode::kQlora ? largest_linear * a.lora_base_bytes : 0;
   p.per_card_fixed += dequant;

@@ -88,16 +88,16 @@ Document BuildCalibrationPage() {
             "checkpointing, batch, length, sharding, quantization) in the number it measured: "
             "torch's allocated or reserved bytes, or the card as nvidia-smi shows it. " +
             std::to_string(all.cases) + " runs estimated, " + std::to_string(all.skipped) +
-            " skipped with the reason; median |error| " +
-            Fixed(all.median_abs_error_pct, "%.1f") + "%, worst " +
-            Fixed(all.worst_abs_error_pct, "%.1f") + "% (" + all.worst_id + "); " +
+            " skipped with the reason; median |error| " + Fixed(all.median_abs_error_pct, "%.1f") +
+            "%, worst " + Fixed(all.worst_abs_error_pct, "%.1f") + "% (" + all.worst_id + "); " +
             std::to_string(all.wrong_verdicts) +
             " runs that finished would have been called \"does not fit\".")}});
 
   Section modes{"by-mode", "By mode", {}};
   DotStrip strip;
-  strip.caption = "Error of each estimate, (estimated − measured) / measured, by mode; the band "
-                  "is ±10%";
+  strip.caption =
+      "Error of each estimate, (estimated − measured) / measured, by mode; the band "
+      "is ±10%";
   strip.unit = "%";
   strip.min = -40;
   strip.max = 40;
@@ -140,7 +140,11 @@ Document BuildCalibrationPage() {
               {false, false, false, false, true, true, true},
               true,
               {}};
-  Table skipped{"Runs not estimated, and why", {"run", "why"}, {}, {}, true,
+  Table skipped{"Runs not estimated, and why",
+                {"run", "why"},
+                {},
+                {},
+                true,
                 "Skipped runs: " + std::to_string(all.skipped)};
   for (const CalibrationCase& c : p.cases) {
     if (!c.skipped.empty()) {

@@ -75,8 +75,8 @@ std::string BarChartSvg(const BarChart& chart) {
   for (const BarChart::Mark& m : chart.marks) {
     if (!(m.value > 0)) continue;
     const std::string x = N(x_of(m.value));
-    o += "<line class=\"mark\" x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + N(top - 4) +
-         "\" y2=\"" + N(top + kRow * static_cast<double>(chart.bars.size())) + "\"/>";
+    o += "<line class=\"mark\" x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + N(top - 4) + "\" y2=\"" +
+         N(top + kRow * static_cast<double>(chart.bars.size())) + "\"/>";
     o += "<text class=\"mark\" x=\"" + x + "\" y=\"" + N(nth++ % 2 ? 24 : 12) +
          "\" text-anchor=\"middle\">";
     AppendHtml(o, m.label);
@@ -95,14 +95,13 @@ std::string BarChartSvg(const BarChart& chart) {
       if (!(v > 0)) continue;
       const double x0 = x_of(at), x1 = x_of(at + v);
       at += v;
-      o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x0) + "\" y=\"" +
-           N(y) + "\" width=\"" + N(std::max(0.5, x1 - x0)) + "\" height=\"" + N(kBarHeight) +
+      o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x0) + "\" y=\"" + N(y) +
+           "\" width=\"" + N(std::max(0.5, x1 - x0)) + "\" height=\"" + N(kBarHeight) +
            "\"><title>";
       AppendHtml(o, chart.categories[c] + ": " + Value(v, chart.unit));
       o += "</title></rect>";
     }
-    o += "<text class=\"value\" x=\"" + N(x_of(at) + 4) + "\" y=\"" +
-         N(y + kBarHeight - 4) + "\">";
+    o += "<text class=\"value\" x=\"" + N(x_of(at) + 4) + "\" y=\"" + N(y + kBarHeight - 4) + "\">";
     AppendHtml(o, Value(at, chart.unit));
     o += "</text>\n";
   }
@@ -111,9 +110,9 @@ std::string BarChartSvg(const BarChart& chart) {
   for (size_t c = 0; c < chart.categories.size(); ++c) {
     const double x = kLabelWidth + span / 4 * static_cast<double>(c % 4);
     const double y = legend_top + 18 * static_cast<double>(c / 4);
-    o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x) + "\" y=\"" +
-         N(y) + "\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"" + N(x + 14) +
-         "\" y=\"" + N(y + 9) + "\">";
+    o += "<rect class=\"" + SegmentClass(chart, c) + "\" x=\"" + N(x) + "\" y=\"" + N(y) +
+         "\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"" + N(x + 14) + "\" y=\"" +
+         N(y + 9) + "\">";
     AppendHtml(o, chart.categories[c]);
     o += "</text>";
   }
@@ -149,8 +148,7 @@ std::string DotStripSvg(const DotStrip& strip) {
          "\" x2=\"" + x + "\" y1=\"" + N(kTop - 6) + "\" y2=\"" + N(bottom) + "\"/>";
     char label[32];
     std::snprintf(label, sizeof label, "%+.0f%s", t, strip.unit.c_str());
-    o += "<text class=\"mark\" x=\"" + x + "\" y=\"" + N(kTop - 12) +
-         "\" text-anchor=\"middle\">";
+    o += "<text class=\"mark\" x=\"" + x + "\" y=\"" + N(kTop - 12) + "\" text-anchor=\"middle\">";
     AppendHtml(o, std::fabs(t) < 1e-9 ? "0" : label);
     o += "</text>";
   }

@@ -335,7 +335,7 @@ BarChart MemoryChart(const Estimate& e) {
       case MemoryItem::kAllocatorReserve:
       case MemoryItem::kOverheadFactor:
         return kRuntime;
-      default:  // weights in every form: working, frozen, quantized, adapters, gathered, dequantized
+      default:  // weights in every form: working, frozen, quantized, adapters, gathered, dequant
         return kWeights;
     }
   };
@@ -420,8 +420,8 @@ std::string AssumptionsParagraph(const Estimate& e) {
                                                        : ", no checkpointing") +
        ", the loss's buffers in " + Number(a.logits_bytes) + " B per logit, " +
        Number(a.cuda_context_gb) + " GB of CUDA context per card and " +
-       Number(a.fragmentation * 100) +
-       "% allocator reserve over transient tensors; LoRA r=" + std::to_string(a.lora_rank) + " adapts " +
+       Number(a.fragmentation * 100) + "% allocator reserve over transient tensors; LoRA r=" +
+       std::to_string(a.lora_rank) + " adapts " +
        (a.lora_targets.empty() ? std::string("every linear but the head") : "the listed modules") +
        " over a frozen " + Number(a.lora_base_bytes) + " B base; QLoRA stores NF4 in blocks of " +
        std::to_string(a.qlora_block) + (a.qlora_double_quant ? " (double-quantized)" : "") +

@@ -94,11 +94,10 @@ TEST(MeasuredRun, ReadsTheNormAndRefusesWhatItCannotRead) {
   EXPECT_DOUBLE_EQ(*r.value_gib, 19.679);
   EXPECT_FALSE(r.trainable_dtype.has_value());  // the source is silent
 
-  for (const char* bad :
-       {R"([])", R"({"norm": {"mode": "full"}})", R"({"id": "x"})",
-        R"({"id": "x", "norm": {"mode": "full", "batch_size": "4"}})",
-        R"({"id": "x", "norm": {"mode": "full", "seq_len": 1.5}})",
-        R"({"id": "x", "norm": {"batch_size": 4}})"}) {
+  for (const char* bad : {R"([])", R"({"norm": {"mode": "full"}})", R"({"id": "x"})",
+                          R"({"id": "x", "norm": {"mode": "full", "batch_size": "4"}})",
+                          R"({"id": "x", "norm": {"mode": "full", "seq_len": 1.5}})",
+                          R"({"id": "x", "norm": {"batch_size": 4}})"}) {
     EXPECT_FALSE(ParseMeasuredRun(nlohmann::json::parse(bad)).ok()) << bad;
   }
 }
@@ -199,8 +198,8 @@ TEST(Calibration, EveryEstimateStaysWithinItsRecordedBoundOfWhatWasMeasured) {
     SCOPED_TRACE(id);
     ASSERT_TRUE(now.count(id));
     const CalibrationCase& c = now[id];
-    ASSERT_TRUE(c.skipped.empty()) << "estimated when the guard was written, skipped now: "
-                                   << c.skipped;
+    ASSERT_TRUE(c.skipped.empty())
+        << "estimated when the guard was written, skipped now: " << c.skipped;
     const double bound = entry.get<double>();
     const double error = std::fabs(c.error_pct);
     EXPECT_LE(error, bound) << "estimated " << c.estimated_gib << " GiB, measured "

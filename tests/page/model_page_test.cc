@@ -160,7 +160,8 @@ TEST(CalibrationPage, ShowsEveryRunItsErrorByModeAndWhyTheRestAreSkipped) {
                        "<circle class=\"dot\"", "qwen25-speed-benchmark-108",
                        "Runs not estimated, and why", "the source&#39;s unit is ambiguous"});
   size_t dots = 0;
-  for (size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) {
+  for (size_t at = html.find("<circle"); at != std::string::npos;
+       at = html.find("<circle", at + 1)) {
     ++dots;
   }
   EXPECT_EQ(dots, p.summary.cases);  // one per estimated run (none ran out of memory)

@@ -110,7 +110,8 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
              "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7, "
              "last_reconciled_at = ?8, last_change_found_by = ?9, hub_downloads = ?10, "
-             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13, caught_up_at = ?14 WHERE id = ?1");
+             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13, caught_up_at = ?14 "
+             "WHERE id = ?1");
   std::optional<std::string> found_by;
   if (repo.last_change_found_by)
     found_by = std::string(PollTriggerName(*repo.last_change_found_by));
