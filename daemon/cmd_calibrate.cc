@@ -53,9 +53,10 @@ struct Case {
   std::string config_model;  // whose config.json was read, when not the run's own
 };
 
-// The ids DIR holds configs for: <org>__<name>.config.json -> "org/name".
-std::vector<std::string> KnownIds(const std::string& dir) {
-  std::vector<std::string> ids;
+// Every <org>__<name>.config.json in DIR that reads as a JSON object, under "org/name". A file
+// that does not is left out: a run of its model then says it has no config.json.
+CalibrationConfigs LoadConfigs(const std::string& dir) {
+  CalibrationConfigs configs;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string file = entry.path().filename().string();
@@ -65,41 +66,15 @@ std::vector<std::string> KnownIds(const std::string& dir) {
         file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
       continue;
     }
-    ids.push_back(file.substr(0, sep) + "/" +
-                  file.substr(sep + 2, file.size() - suffix.size() - sep - 2));
+    Result<std::string> text = ReadFileUpTo(entry.path().string(), kMaxConfigBytes);
+    if (!text.ok()) continue;
+    nlohmann::json config = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (config.is_discarded() || !config.is_object()) continue;
+    configs.Add(
+        file.substr(0, sep) + "/" + file.substr(sep + 2, file.size() - suffix.size() - sep - 2),
+        std::move(config));
   }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
-// The config for `model` in `dir`, or for its base when it is a quantized repository.
-const nlohmann::json* FindConfig(const std::string& dir, const std::string& model,
-                                 const std::vector<std::string>& known,
-                                 std::map<std::string, nlohmann::json>& cache, std::string& used) {
-  auto load = [&](const std::string& id) -> const nlohmann::json* {
-    if (auto it = cache.find(id); it != cache.end())
-      return it->second.is_null() ? nullptr : &it->second;
-    std::string file = id;
-    const size_t slash = file.find('/');
-    if (slash == std::string::npos || file.find("..") != std::string::npos) return nullptr;
-    file.replace(slash, 1, "__");
-    nlohmann::json& slot = cache[id];
-    Result<std::string> text = ReadFileUpTo(dir + "/" + file + ".config.json", kMaxConfigBytes);
-    if (!text.ok()) return nullptr;
-    slot = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (slot.is_discarded() || !slot.is_object()) {
-      slot = nullptr;
-      return nullptr;
-    }
-    return &slot;
-  };
-  for (const std::string& id : ConfigCandidates(model, known)) {
-    if (const nlohmann::json* config = load(id)) {
-      if (id != model) used = id;
-      return config;
-    }
-  }
-  return nullptr;
+  return configs;
 }
 
 std::string Percent(double v, bool sign) {
@@ -190,10 +165,9 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
   if (!text.ok()) return Fail(err, "calibrate", text.error());
 
   std::vector<Case> cases;
-  std::map<std::string, nlohmann::json> config_cache;  // its nodes stay put: runs point at them
-  std::deque<MeasuredRun> runs;                        // likewise
+  const CalibrationConfigs configs_read = LoadConfigs(configs->second);
+  std::deque<MeasuredRun> runs;  // its elements stay put: to_hold_out points at them
   std::vector<CalibrationRun> to_hold_out;
-  const std::vector<std::string> known = KnownIds(configs->second);
   std::istringstream lines(*text);
   std::string line;
   for (size_t number = 1; std::getline(lines, line); ++number) {
@@ -206,8 +180,7 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     Result<MeasuredRun> run = ParseMeasuredRun(record);
     if (!run.ok()) return Fail(err, "calibrate", Error::InvalidInput(where + run.error().message));
     Case c;
-    const nlohmann::json* config =
-        FindConfig(configs->second, run->model, known, config_cache, c.config_model);
+    const nlohmann::json* config = configs_read.For(run->model, &c.config_model);
     c.result = CalibrateRun(*run, config);
     cases.push_back(std::move(c));
     runs.push_back(std::move(run).value());

@@ -167,6 +167,23 @@ std::vector<std::string> ConfigCandidates(const std::string& model,
   return out;
 }
 
+void CalibrationConfigs::Add(const std::string& model, nlohmann::json config) {
+  configs_[model] = std::make_shared<const nlohmann::json>(std::move(config));
+}
+
+const nlohmann::json* CalibrationConfigs::For(const std::string& model, std::string* used) const {
+  std::vector<std::string> known;
+  known.reserve(configs_.size());
+  for (const auto& entry : configs_) known.push_back(entry.first);
+  for (const std::string& id : ConfigCandidates(model, known)) {
+    if (auto it = configs_.find(id); it != configs_.end()) {
+      if (used && id != model) *used = id;
+      return it->second.get();
+    }
+  }
+  return nullptr;
+}
+
 Result<RunSettings> SettingsForRun(const MeasuredRun& r, const Assumptions& defaults) {
   if (r.mode == "other_peft") return No("a PEFT method other than LoRA (not modelled)");
   if (r.mode == "context_only" || r.mode == "weights_only") {
@@ -314,39 +331,32 @@ namespace {
 
 constexpr int kFragmentationSteps = 20;  // 0, 0.05, ..., 1
 
-// Median |error| of the reserved and card cases of `runs` that `keep` selects, per grid value.
-std::vector<double> FragmentationErrors(const std::vector<CalibrationRun>& runs,
-                                        const std::function<bool(const MeasuredRun&)>& keep) {
-  std::vector<double> out;
-  for (int i = 0; i <= kFragmentationSteps; ++i) {
-    Assumptions defaults;
-    defaults.fragmentation = static_cast<double>(i) / kFragmentationSteps;
-    std::vector<CalibrationCase> cases;
-    for (const CalibrationRun& r : runs) {
-      if (!keep(*r.run)) continue;
-      CalibrationCase c = CalibrateRun(*r.run, r.config, defaults);
-      if (c.skipped.empty() && c.metric != "allocated") cases.push_back(std::move(c));
-    }
-    out.push_back(cases.empty() ? 0 : Summarize(cases).median_abs_error_pct);
-  }
-  return out;
-}
+double GridValue(size_t step) { return static_cast<double>(step) / kFragmentationSteps; }
 
-double ArgMin(const std::vector<double>& errors) {
-  size_t best = 0;
-  for (size_t i = 1; i < errors.size(); ++i) {
-    if (errors[i] < errors[best]) best = i;
+// Median |error| over the reserved and card cases whose run `keep` selects.
+double MedianOfReserved(const std::vector<CalibrationCase>& cases,
+                        const std::vector<CalibrationRun>& runs,
+                        const std::function<bool(const MeasuredRun&)>& keep) {
+  std::vector<CalibrationCase> kept;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (keep(*runs[i].run) && cases[i].skipped.empty() && cases[i].metric != "allocated") {
+      kept.push_back(cases[i]);
+    }
   }
-  return static_cast<double>(best) / kFragmentationSteps;
+  return kept.empty() ? 0 : Summarize(kept).median_abs_error_pct;
 }
 
 }  // namespace
 
-double BestFragmentation(const std::vector<CalibrationRun>& runs) {
-  return ArgMin(FragmentationErrors(runs, [](const MeasuredRun&) { return true; }));
-}
-
 std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& runs) {
+  // Every run at every grid value, once; each source then reads the grid it needs.
+  std::vector<std::vector<CalibrationCase>> at(kFragmentationSteps + 1);
+  for (size_t step = 0; step < at.size(); ++step) {
+    Assumptions defaults;
+    defaults.fragmentation = GridValue(step);
+    for (const CalibrationRun& r : runs)
+      at[step].push_back(CalibrateRun(*r.run, r.config, defaults));
+  }
   std::vector<std::string> sources;
   for (const CalibrationRun& r : runs) {
     if (std::find(sources.begin(), sources.end(), r.run->source) == sources.end()) {
@@ -356,15 +366,22 @@ std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& 
   std::sort(sources.begin(), sources.end());
   std::vector<HeldOutSource> out;
   for (const std::string& source : sources) {
+    size_t best = 0;
+    double best_error = 0;
+    for (size_t step = 0; step < at.size(); ++step) {
+      const double error = MedianOfReserved(
+          at[step], runs, [&](const MeasuredRun& r) { return r.source != source; });
+      if (step == 0 || error < best_error) {
+        best = step;
+        best_error = error;
+      }
+    }
     HeldOutSource h;
     h.source = source;
-    h.fragmentation =
-        ArgMin(FragmentationErrors(runs, [&](const MeasuredRun& r) { return r.source != source; }));
-    Assumptions defaults;
-    defaults.fragmentation = h.fragmentation;
+    h.fragmentation = GridValue(best);
     std::vector<CalibrationCase> cases;
-    for (const CalibrationRun& r : runs) {
-      if (r.run->source == source) cases.push_back(CalibrateRun(*r.run, r.config, defaults));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].run->source == source) cases.push_back(at[best][i]);
     }
     h.summary = Summarize(cases);
     out.push_back(std::move(h));

@@ -7,6 +7,8 @@
 // skipped with the reason, never dropped. Nothing here is fitted to the measurements: the
 // estimate is the one every user gets, with the run's settings. Pure functions; thread-safe.
 
+#include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -54,6 +56,20 @@ struct CalibrationCase {
 std::vector<std::string> ConfigCandidates(const std::string& model,
                                           const std::vector<std::string>& known);
 
+// The released configs runs are estimated from, by model id. Not thread-safe to Add while
+// another thread reads; reading alone is.
+class CalibrationConfigs {
+ public:
+  // A second config for one id replaces the first.
+  void Add(const std::string& model, nlohmann::json config);
+  // The config that estimates `model` (ConfigCandidates' order, over the ids added), or null.
+  // `used` (when given) gets the id read when it is not `model`'s own.
+  const nlohmann::json* For(const std::string& model, std::string* used = nullptr) const;
+
+ private:
+  std::map<std::string, std::shared_ptr<const nlohmann::json>> configs_;
+};
+
 // `config`: the model's config.json, or null when there is none to read.
 CalibrationCase CalibrateRun(const MeasuredRun& run, const nlohmann::json* config,
                              const Assumptions& defaults = Assumptions());
@@ -84,8 +100,5 @@ struct CalibrationRun {
   const nlohmann::json* config;  // null: none
 };
 std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& runs);
-
-// The grid value that fits all the runs' reserved and card cases best.
-double BestFragmentation(const std::vector<CalibrationRun>& runs);
 
 }  // namespace hubwatch

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,13 +19,10 @@ std::string Fixed(double v, const char* format) {
 }
 
 PublishedCalibration Compute() {
-  std::map<std::string, nlohmann::json> configs;
-  std::vector<std::string> known;
+  CalibrationConfigs configs;
   for (const EmbeddedConfig& c : EmbeddedConfigs()) {
     nlohmann::json j = nlohmann::json::parse(c.json, nullptr, false);
-    if (j.is_discarded()) continue;
-    known.emplace_back(c.model);
-    configs.emplace(std::string(c.model), std::move(j));
+    if (!j.is_discarded()) configs.Add(std::string(c.model), std::move(j));
   }
   PublishedCalibration out;
   const std::string_view runs = EmbeddedMeasuredRuns();
@@ -37,15 +33,7 @@ PublishedCalibration Compute() {
     const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
     if (record.is_discarded()) continue;
     Result<MeasuredRun> run = ParseMeasuredRun(record);
-    if (!run.ok()) continue;
-    const nlohmann::json* config = nullptr;
-    for (const std::string& id : ConfigCandidates(run->model, known)) {
-      if (auto it = configs.find(id); it != configs.end()) {
-        config = &it->second;
-        break;
-      }
-    }
-    out.cases.push_back(CalibrateRun(*run, config));
+    if (run.ok()) out.cases.push_back(CalibrateRun(*run, configs.For(run->model)));
   }
   out.summary = Summarize(out.cases);
   return out;

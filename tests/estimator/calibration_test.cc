@@ -48,37 +48,22 @@ const MeasuredRun& Find(const std::vector<MeasuredRun>& runs, const std::string&
   return none;
 }
 
-// The configs by model id, read once: tests/fixtures/models/<org>__<name>.config.json.
-class Configs {
- public:
-  Configs() {
-    for (const auto& entry : std::filesystem::directory_iterator(kFixtures + "/models")) {
-      const std::string file = entry.path().filename().string();
-      const size_t sep = file.find("__"), end = file.rfind(".config.json");
-      if (sep != std::string::npos && end != std::string::npos && end > sep) {
-        known_.push_back(file.substr(0, sep) + "/" + file.substr(sep + 2, end - sep - 2));
-      }
+// The configs by model id: tests/fixtures/models/<org>__<name>.config.json.
+CalibrationConfigs Configs() {
+  CalibrationConfigs configs;
+  for (const auto& entry : std::filesystem::directory_iterator(kFixtures + "/models")) {
+    const std::string file = entry.path().filename().string();
+    const size_t sep = file.find("__"), end = file.rfind(".config.json");
+    if (sep != std::string::npos && end != std::string::npos && end > sep) {
+      // As the command does: a file that is not JSON (one fixture writes Infinity) is left out.
+      nlohmann::json config = nlohmann::json::parse(Slurp(entry.path().string()), nullptr, false);
+      if (config.is_discarded()) continue;
+      configs.Add(file.substr(0, sep) + "/" + file.substr(sep + 2, end - sep - 2),
+                  std::move(config));
     }
   }
-
-  const nlohmann::json* For(const std::string& model) {
-    for (const std::string& id : ConfigCandidates(model, known_)) {
-      auto [it, fresh] = cache_.try_emplace(id);
-      if (fresh) {
-        std::string file = id;
-        file.replace(file.find('/'), 1, "__");
-        const std::string text = Slurp(kFixtures + "/models/" + file + ".config.json");
-        it->second = text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
-      }
-      if (!it->second.is_null()) return &it->second;
-    }
-    return nullptr;
-  }
-
- private:
-  std::vector<std::string> known_;
-  std::map<std::string, nlohmann::json> cache_;
-};
+  return configs;
+}
 
 TEST(MeasuredRun, ReadsTheNormAndRefusesWhatItCannotRead) {
   const std::vector<MeasuredRun> runs = Runs();
@@ -149,13 +134,21 @@ TEST(Calibration, AQuantizedRepositoryReadsItsBaseModelsConfig) {
             (std::vector<std::string>{"Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B-Instruct"}));
   EXPECT_EQ(ConfigCandidates("meta-llama/Llama-3.2-3B", {"x/Llama-3.2-3B"}),
             (std::vector<std::string>{"meta-llama/Llama-3.2-3B"}));
+  const CalibrationConfigs configs = Configs();
+  std::string used;
+  ASSERT_NE(configs.For("TheBloke/Mistral-7B-v0.1-GPTQ", &used), nullptr);
+  EXPECT_EQ(used, "mistralai/Mistral-7B-v0.1");
+  used.clear();
+  ASSERT_NE(configs.For("mistralai/Mistral-7B-v0.1", &used), nullptr);
+  EXPECT_EQ(used, "");  // its own
+  EXPECT_EQ(configs.For("nobody/nothing-AWQ"), nullptr);
 }
 
 // A run is skipped with its reason, never dropped: a value whose unit the source leaves open, a
 // PEFT method other than LoRA, a figure of no step, a model without a config.
 TEST(Calibration, WhatCannotBeEstimatedIsSkippedWithTheReason) {
   const std::vector<MeasuredRun> runs = Runs();
-  Configs configs;
+  const CalibrationConfigs configs = Configs();
   auto skipped = [&](const std::string& id) {
     const MeasuredRun& r = Find(runs, id);
     return CalibrateRun(r, configs.For(r.model)).skipped;
@@ -190,7 +183,7 @@ TEST(Calibration, EveryEstimateStaysWithinItsRecordedBoundOfWhatWasMeasured) {
   const double floor_pct = guard.at("floor_pct").get<double>();
   const double slack_pct = guard.at("ratchet_slack_pct").get<double>();
   const std::vector<MeasuredRun> runs = Runs();
-  Configs configs;
+  const CalibrationConfigs configs = Configs();
   std::map<std::string, CalibrationCase> now;
   for (const MeasuredRun& r : runs) now[r.id] = CalibrateRun(r, configs.For(r.model));
   size_t checked = 0;
