@@ -166,8 +166,8 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
 
   std::vector<Case> cases;
   const CalibrationConfigs configs_read = LoadConfigs(configs->second);
-  std::deque<MeasuredRun> runs;  // its elements stay put: to_hold_out points at them
-  std::vector<CalibrationRun> to_hold_out;
+  std::deque<MeasuredRun> runs;  // its elements stay put: calibration_runs points at them
+  std::vector<CalibrationRun> calibration_runs;
   std::istringstream lines(*text);
   std::string line;
   for (size_t number = 1; std::getline(lines, line); ++number) {
@@ -181,11 +181,12 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     if (!run.ok()) return Fail(err, "calibrate", Error::InvalidInput(where + run.error().message));
     Case c;
     const nlohmann::json* config = configs_read.For(run->model, &c.config_model);
-    c.result = CalibrateRun(*run, config);
     cases.push_back(std::move(c));
     runs.push_back(std::move(run).value());
-    to_hold_out.push_back({&runs.back(), config});
+    calibration_runs.push_back({&runs.back(), config});
   }
+  std::vector<CalibrationCase> calibrated = CalibrateAll(calibration_runs);
+  for (size_t i = 0; i < cases.size(); ++i) cases[i].result = std::move(calibrated[i]);
 
   std::vector<CalibrationCase> results;
   for (const Case& c : cases) results.push_back(c.result);
@@ -193,7 +194,7 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
   const auto by_mode = GroupBy(cases, &CalibrationCase::mode);
   const auto by_source = GroupBy(cases, &CalibrationCase::source);
   std::vector<HeldOutSource> held;
-  if (held_out) held = HoldOutEachSource(to_hold_out);
+  if (held_out) held = HoldOutEachSource(calibration_runs);
 
   if (flags.json) {
     nlohmann::json j = {{"cases", nlohmann::json::array()},

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "estimator/base/text.h"
 
@@ -298,6 +300,30 @@ CalibrationCase CalibrateRun(const MeasuredRun& run, const nlohmann::json* confi
   return c;
 }
 
+std::vector<CalibrationCase> CalibrateAll(const std::vector<CalibrationRun>& runs,
+                                          const Assumptions& defaults) {
+  std::map<std::pair<std::string, std::string>, double> context_gib;  // by source and GPU
+  for (const CalibrationRun& r : runs) {
+    const MeasuredRun& m = *r.run;
+    if (m.mode == "context_only" && m.value_gib && m.gpu && m.metric == "nvidia_smi") {
+      context_gib[{m.source, *m.gpu}] = *m.value_gib;
+    }
+  }
+  std::vector<CalibrationCase> out;
+  out.reserve(runs.size());
+  for (const CalibrationRun& r : runs) {
+    const MeasuredRun& m = *r.run;
+    Assumptions a = defaults;
+    if (m.gpu && m.metric == "nvidia_smi" && m.includes_cuda_context != false) {
+      if (auto it = context_gib.find({m.source, *m.gpu}); it != context_gib.end()) {
+        a.cuda_context_gb = it->second * kGiB / 1e9;
+      }
+    }
+    out.push_back(CalibrateRun(m, r.config, a));
+  }
+  return out;
+}
+
 CalibrationSummary Summarize(const std::vector<CalibrationCase>& cases) {
   CalibrationSummary s;
   std::vector<double> errors;
@@ -354,8 +380,7 @@ std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& 
   for (size_t step = 0; step < at.size(); ++step) {
     Assumptions defaults;
     defaults.fragmentation = GridValue(step);
-    for (const CalibrationRun& r : runs)
-      at[step].push_back(CalibrateRun(*r.run, r.config, defaults));
+    at[step] = CalibrateAll(runs, defaults);
   }
   std::vector<std::string> sources;
   for (const CalibrationRun& r : runs) {

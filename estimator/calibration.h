@@ -74,6 +74,19 @@ class CalibrationConfigs {
 CalibrationCase CalibrateRun(const MeasuredRun& run, const nlohmann::json* config,
                              const Assumptions& defaults = Assumptions());
 
+struct CalibrationRun {
+  const MeasuredRun* run;
+  const nlohmann::json* config;  // null: none
+};
+
+// Every run calibrated (CalibrateRun over `defaults`), in order. The one setting taken from
+// another record: where a source measured the CUDA context by itself (a context_only run: the
+// card after its first tensor, nothing else), its runs on that GPU whose figure holds the
+// context are estimated with that context instead of runtime.cuda_context_gb's default: a
+// measured fact of their machine, as a user would set it for theirs.
+std::vector<CalibrationCase> CalibrateAll(const std::vector<CalibrationRun>& runs,
+                                          const Assumptions& defaults = Assumptions());
+
 struct CalibrationSummary {
   size_t cases = 0;  // estimated against a figure (out-of-memory runs are verdicts only)
   size_t skipped = 0;
@@ -94,10 +107,6 @@ struct HeldOutSource {
   std::string source;
   double fragmentation = 0;    // tuned without this source
   CalibrationSummary summary;  // this source's cases, estimated with it
-};
-struct CalibrationRun {
-  const MeasuredRun* run;
-  const nlohmann::json* config;  // null: none
 };
 std::vector<HeldOutSource> HoldOutEachSource(const std::vector<CalibrationRun>& runs);
 

@@ -106,6 +106,7 @@ MemoryPlan TrainingPlan(const PlanFacts& s, MemoryMode mode) {
   };
   const bool adapters = !full;
   double adapter_params = 0, largest_linear = 0, quantized = 0;
+  double largest_block_weights = 0;  // one block's weights whole, as this mode stores them
   double unquantized = s.embed_params + s.final_params;
   p.units.reserve(s.g.layers.size() + 2);
   const double embed_qlora = s.embed_params * a.lora_base_bytes;
@@ -118,9 +119,13 @@ MemoryPlan TrainingPlan(const PlanFacts& s, MemoryMode mode) {
                                  : f.activation_per_token;
     const double adapter_per_token =
         adapters ? f.adapter_activation_elements * a.activation_bytes : 0;
+    const double qlora_bytes = f.qlora_linear_bytes + f.unquantized_params * a.lora_base_bytes;
+    largest_block_weights =
+        std::max(largest_block_weights, full                         ? f.params * a.weight_bytes
+                                        : mode == MemoryMode::kQlora ? qlora_bytes
+                                                                     : f.params * a.lora_base_bytes);
     p.units.push_back(
-        {fixed_of(f.params, f.qlora_linear_bytes + f.unquantized_params * a.lora_base_bytes) +
-             adapter_bytes,
+        {fixed_of(f.params, qlora_bytes) + adapter_bytes,
          seq * (per_token + adapter_per_token), step_of(f.params)});
     if (adapters) adapter_params += f.adapter_params;
     largest_linear = std::max(largest_linear, f.largest_linear);
@@ -138,10 +143,9 @@ MemoryPlan TrainingPlan(const PlanFacts& s, MemoryMode mode) {
         s.largest_block_params * (a.grad_bytes * a.state_factor + opt.temp / shape.shard_states);
   }
   p.per_card_step += s.largest_tensor * opt.temp_largest;
-  // ZeRO-3 / FSDP FULL_SHARD gathers a block's weights whole, and prefetches the next.
-  const double gathered = shape.shard_weights > 1 ? 2 * s.largest_block_params *
-                                                        (full ? a.weight_bytes : a.lora_base_bytes)
-                                                  : 0;
+  // ZeRO-3 / FSDP FULL_SHARD gathers a block's weights whole, as they are stored (a QLoRA
+  // block's in 4 bits), and prefetches the next.
+  const double gathered = shape.shard_weights > 1 ? 2 * largest_block_weights : 0;
   p.per_card_fixed += gathered;
   const double dequant = mode == MemoryMode::kQlora ? largest_linear * a.lora_base_bytes : 0;
   p.per_card_fixed += dequant;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -24,17 +25,22 @@ PublishedCalibration Compute() {
     nlohmann::json j = nlohmann::json::parse(c.json, nullptr, false);
     if (!j.is_discarded()) configs.Add(std::string(c.model), std::move(j));
   }
-  PublishedCalibration out;
-  const std::string_view runs = EmbeddedMeasuredRuns();
-  for (size_t start = 0; start < runs.size();) {
-    const size_t end = std::min(runs.find('\n', start), runs.size());
-    const std::string_view line = runs.substr(start, end - start);
+  std::deque<MeasuredRun> runs;  // its elements stay put: calibration_runs points at them
+  std::vector<CalibrationRun> calibration_runs;
+  const std::string_view text = EmbeddedMeasuredRuns();
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     const nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
     if (record.is_discarded()) continue;
     Result<MeasuredRun> run = ParseMeasuredRun(record);
-    if (run.ok()) out.cases.push_back(CalibrateRun(*run, configs.For(run->model)));
+    if (!run.ok()) continue;
+    runs.push_back(std::move(run).value());
+    calibration_runs.push_back({&runs.back(), configs.For(runs.back().model)});
   }
+  PublishedCalibration out;
+  out.cases = CalibrateAll(calibration_runs);
   out.summary = Summarize(out.cases);
   return out;
 }

@@ -65,6 +65,14 @@ CalibrationConfigs Configs() {
   return configs;
 }
 
+// Each run with its config. REQUIRES: runs and configs outlive the result.
+std::vector<CalibrationRun> Both(const std::vector<MeasuredRun>& runs,
+                                 const CalibrationConfigs& configs) {
+  std::vector<CalibrationRun> out;
+  for (const MeasuredRun& r : runs) out.push_back({&r, configs.For(r.model)});
+  return out;
+}
+
 TEST(MeasuredRun, ReadsTheNormAndRefusesWhatItCannotRead) {
   const std::vector<MeasuredRun> runs = Runs();
   EXPECT_EQ(runs.size(), 197u);
@@ -173,6 +181,36 @@ TEST(Calibration, WhatCannotBeEstimatedIsSkippedWithTheReason) {
   EXPECT_GT(ok.estimated_gib, 0);
 }
 
+// A source that measured the CUDA context by itself (the anatomy: 1,343 MB on its V100 after
+// one tensor) has its nvidia-smi runs on that GPU estimated with it; other runs keep the default.
+TEST(Calibration, ASourcesOwnMeasuredContextIsTheContextOfItsRunsOnThatGpu) {
+  const std::vector<MeasuredRun> runs = Runs();
+  const CalibrationConfigs configs = Configs();
+  const std::vector<CalibrationCase> all = CalibrateAll(Both(runs, configs));
+  auto alone = [&](const std::string& id) {
+    const MeasuredRun& r = Find(runs, id);
+    return CalibrateRun(r, configs.For(r.model));
+  };
+  auto in_all = [&](const std::string& id) {
+    for (const CalibrationCase& c : all) {
+      if (c.id == id) return c;
+    }
+    ADD_FAILURE() << id;
+    return CalibrationCase();
+  };
+  const double measured_context_gib = Find(runs, "transformers-anatomy-248").value_gib.value();
+  EXPECT_NEAR(measured_context_gib, 1343.0 / 1024, 1e-3);
+  const double default_context_gib = Assumptions().cuda_context_gb * 1e9 / (1 << 30);
+  for (const std::string id : {"transformers-anatomy-250", "transformers-anatomy-256"}) {
+    SCOPED_TRACE(id);
+    EXPECT_NEAR(in_all(id).estimated_gib - alone(id).estimated_gib,
+                measured_context_gib - default_context_gib, 1e-6);
+  }
+  // No context measured by fms-acceleration: its nvidia-smi runs keep the default.
+  EXPECT_DOUBLE_EQ(in_all("fms-acceleration-bench-190").estimated_gib,
+                   alone("fms-acceleration-bench-190").estimated_gib);
+}
+
 // The CI guard. tests/fixtures/calibration/guard.json records, for every run estimated when it
 // was written, a bound on |error|: 10%, or the error achieved then where larger (rounded up to a
 // whole percent). Each estimate must stay within its bound; a run estimated then must still be;
@@ -185,7 +223,7 @@ TEST(Calibration, EveryEstimateStaysWithinItsRecordedBoundOfWhatWasMeasured) {
   const std::vector<MeasuredRun> runs = Runs();
   const CalibrationConfigs configs = Configs();
   std::map<std::string, CalibrationCase> now;
-  for (const MeasuredRun& r : runs) now[r.id] = CalibrateRun(r, configs.For(r.model));
+  for (CalibrationCase& c : CalibrateAll(Both(runs, configs))) now[c.id] = std::move(c);
   size_t checked = 0;
   for (const auto& [id, entry] : guard.at("bounds").items()) {
     SCOPED_TRACE(id);

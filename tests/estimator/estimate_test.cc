@@ -192,6 +192,18 @@ TEST(Memory, TheOptimizerShardingAndAccumulationAreAssumptions) {
   // A quarter of the states, and a block's bf16 weights gathered whole with the next prefetched.
   EXPECT_DOUBLE_EQ(zero3.Fixed(), 14.0 * P / 4 + 2 * 202383360.0 * 2);
   EXPECT_DOUBLE_EQ(zero3.Step(), 6.0 * P / 4);
+  // A QLoRA block is gathered as it is stored: its 4-bit weights and scales, and bf16 norms.
+  EstimateInput one;
+  one.assumptions.metric = MemoryMetric::kAllocated;
+  EstimateInput four = one;
+  four.assumptions.sharding = Sharding::kZero3;
+  four.assumptions.gpus = 4;
+  const double nf4 =
+      Component(Plan(EstimateFor("meta-llama/Llama-2-7b-hf", one), MemoryMode::kQlora),
+                MemoryItem::kNf4Base);  // 32 identical blocks; embeddings and head stay bf16
+  EXPECT_DOUBLE_EQ(Plan(EstimateFor("meta-llama/Llama-2-7b-hf", four), MemoryMode::kQlora)
+                       .Bytes(MemoryItem::kGatheredBlock),
+                   2 * (nf4 / 32 + 2 * 4096 * 2.0));
   const MemoryPlan accumulated = plan([](Assumptions& a) { a.grad_accum = 8; });
   EXPECT_DOUBLE_EQ(accumulated.Fixed(), 16.0 * P);  // gradients kept between micro-batches
   EXPECT_DOUBLE_EQ(accumulated.Step(), 4.0 * P);
