@@ -13,6 +13,7 @@ folders on one line are peers and must not include each other):
     tracker/advisory
     tracker/store
     tracker/pipeline
+    daemon/audit
     daemon/service
     daemon/page
     daemon/api
@@ -42,6 +43,7 @@ LAYERS = [
     ["tracker/advisory"],
     ["tracker/store"],
     ["tracker/pipeline"],
+    ["daemon/audit"],
     ["daemon/service"],
     ["daemon/page"],
     ["daemon/api"],

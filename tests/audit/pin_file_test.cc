@@ -1,0 +1,50 @@
+#include "daemon/audit/pin_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon/audit/find_references.h"
+#include "tests/audit/test_support.h"
+
+namespace hubwatch::audit {
+namespace {
+
+using testing::Brief;
+using ::testing::ElementsAre;
+using testing::Lines;
+
+TEST(PinFile, OnePinPerLineWithComments) {
+  FileFindings f =
+      FindReferences("deploy/prod.hfpins",
+                     "# production models\n"
+                     "meta-llama/Llama-3.1-8B-Instruct@0123456789abcdef0123456789abcdef01234567\n"
+                     "\n"
+                     "  gpt2@main   # the tokenizer test\n"
+                     "Qwen/Qwen2.5-0.5B\n"
+                     "BAAI/bge-small-en@abc1234\r\n");
+  EXPECT_THAT(
+      Brief(f.references),
+      ElementsAre("2:1 meta-llama/Llama-3.1-8B-Instruct@0123456789abcdef0123456789abcdef01234567 "
+                  "(full-sha) pinfile",
+                  "4:3 gpt2@main (name) pinfile", "5:1 Qwen/Qwen2.5-0.5B (floating) pinfile",
+                  "6:1 BAAI/bge-small-en@abc1234 (short-sha) pinfile"));
+  EXPECT_TRUE(f.unresolved.empty());
+}
+
+TEST(PinFile, StrictFileReportsLinesThatAreNotPins) {
+  FileFindings f =
+      FindReferences("x.hfpins", "org/a@v1\nnot a pin\n./local/model\norg/b@bad rev\n");
+  EXPECT_THAT(Brief(f.references), ElementsAre("1:1 org/a@v1 (name) pinfile"));
+  EXPECT_THAT(Lines(f.unresolved), ElementsAre(2, 3, 4));
+}
+
+TEST(PinFile, ModelsTxtCountsOnlyWhenEveryLineIsAPin) {
+  EXPECT_EQ(FindReferences("models.txt", "org/a@v1\norg/b\n").references.size(), 2u);
+  FileFindings prose = FindReferences("models.txt", "We compared these models:\norg/a\n");
+  EXPECT_TRUE(prose.references.empty());
+  EXPECT_TRUE(prose.unresolved.empty());
+  EXPECT_EQ(FileKindOf("src/other.txt"), FileKind::kNone);
+}
+
+}  // namespace
+}  // namespace hubwatch::audit
