@@ -10,13 +10,13 @@ namespace {
 constexpr size_t kMaxReplyBytes = 64u << 20;
 constexpr long kTimeoutMs = 30'000;
 
-struct Reply {
+struct Collected {
   std::string body;
   bool too_large = false;
 };
 
 size_t Collect(char* data, size_t size, size_t count, void* user) {
-  Reply& r = *static_cast<Reply*>(user);
+  Collected& r = *static_cast<Collected*>(user);
   const size_t n = size * count;
   if (r.body.size() + n > kMaxReplyBytes) {
     r.too_large = true;
@@ -71,12 +71,21 @@ ApiClient::~ApiClient() {
   if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
 }
 
-Result<nlohmann::json> ApiClient::Get(const std::string& target) {
+Result<ApiClient::Reply> ApiClient::Perform(const std::string& target,
+                                            const std::string* post_body) {
   CURL* curl = static_cast<CURL*>(curl_);
-  Reply reply;
+  Collected reply;
   const std::string url = base_url_ + target;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  struct curl_slist* headers = nullptr;
+  if (post_body) {
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body->c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(post_body->size()));
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Collect);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, kTimeoutMs);
@@ -85,27 +94,56 @@ Result<nlohmann::json> ApiClient::Get(const std::string& target) {
   curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "hubwatch-cli");
   const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_slist_free_all(headers);
   if (reply.too_large) {
     return Error::Io("--api: the reply to " + Clip(target) + " is larger than 64 MiB");
   }
   if (rc != CURLE_OK) {
     return Error::Io("--api " + base_url_ + ": " + curl_easy_strerror(rc));
   }
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  nlohmann::json body = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
-  if (status != 200) {
+  Reply out;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+  out.body = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+  return out;
+}
+
+Result<nlohmann::json> ApiClient::Accept(const std::string& target, Reply reply) const {
+  const nlohmann::json& body = reply.body;
+  if (reply.status != 200) {
     const auto error = body.is_object() ? body.find("error") : body.end();
     std::string why = error != body.end() && error->is_string()
                           ? error->get<std::string>()
-                          : "HTTP " + std::to_string(status);
+                          : "HTTP " + std::to_string(reply.status);
     why = "--api: " + Clip(why, 400);
-    return status >= 400 && status < 500 ? Error::InvalidInput(why) : Error::Io(why);
+    return reply.status >= 400 && reply.status < 500 ? Error::InvalidInput(why) : Error::Io(why);
   }
   if (!body.is_object()) {
     return Error::Io("--api: the reply to " + Clip(target) + " is not a JSON object");
   }
-  return body;
+  return std::move(reply.body);
+}
+
+Result<nlohmann::json> ApiClient::Get(const std::string& target) {
+  Result<Reply> reply = Perform(target, nullptr);
+  if (!reply.ok()) return reply.error();
+  return Accept(target, std::move(reply).value());
+}
+
+Result<std::optional<nlohmann::json>> ApiClient::GetIfFound(const std::string& target) {
+  Result<Reply> reply = Perform(target, nullptr);
+  if (!reply.ok()) return reply.error();
+  if (reply->status == 404) return std::optional<nlohmann::json>();
+  Result<nlohmann::json> body = Accept(target, std::move(reply).value());
+  if (!body.ok()) return body.error();
+  return std::optional<nlohmann::json>(std::move(body).value());
+}
+
+Result<nlohmann::json> ApiClient::Post(const std::string& target, const nlohmann::json& body) {
+  const std::string text = body.dump();
+  Result<Reply> reply = Perform(target, &text);
+  if (!reply.ok()) return reply.error();
+  return Accept(target, std::move(reply).value());
 }
 
 }  // namespace hubwatch::cli

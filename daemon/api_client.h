@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "estimator/base/result.h"
@@ -27,9 +28,21 @@ class ApiClient {
   // GET base_url + `target` ("/api/v1/..."; the caller escapes the query): the JSON object of a
   // 200 reply, at most 64 MiB, within 30 s.
   Result<nlohmann::json> Get(const std::string& target);
+  // As Get, but a 404 is no error: nullopt (a repo the server does not track).
+  Result<std::optional<nlohmann::json>> GetIfFound(const std::string& target);
+  // POST `body` as JSON to base_url + `target`; the reply as Get's.
+  Result<nlohmann::json> Post(const std::string& target, const nlohmann::json& body);
 
  private:
+  struct Reply {
+    long status = 0;
+    nlohmann::json body;  // discarded when the reply is not JSON
+  };
   explicit ApiClient(std::string base_url);
+  // One request: GET, or POST of `post_body` when given. Errors: transport and size only.
+  Result<Reply> Perform(const std::string& target, const std::string* post_body);
+  // A reply's JSON object when the status is 200, else the API's error.
+  Result<nlohmann::json> Accept(const std::string& target, Reply reply) const;
   std::string base_url_;
   void* curl_ = nullptr;  // CURL*
 };

@@ -35,5 +35,8 @@ int RunAdvisories(const Args& args, std::ostream& out, std::ostream& err);
 int RunShow(const Args& args, std::ostream& out, std::ostream& err);
 // hubwatch derivatives REPO --config FILE: a repo's derivatives and the fixes they lag.
 int RunDerivatives(const Args& args, std::ostream& out, std::ostream& err);
+// hubwatch audit [PATH...] --config FILE | --server URL: the models a codebase pins or floats,
+// and the upstream changes that affect them.
+int RunAudit(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace hubwatch::cli

@@ -37,6 +37,8 @@ constexpr Command kCommands[] = {
      hubwatch::cli::RunShow},
     {"derivatives", "a repo's fine-tunes, adapters, quantizations: the upstream fixes they lag",
      hubwatch::cli::RunDerivatives},
+    {"audit", "the models a codebase pins or floats, and the upstream changes affecting them",
+     hubwatch::cli::RunAudit},
 };
 
 void PrintHelp(std::ostream& out) {

@@ -24,15 +24,15 @@ enum class RevisionKind {
 std::string_view RevisionKindName(RevisionKind kind);
 
 struct ModelReference {
-  std::string file;      // relative to the scan root; raw bytes of the name (escape to print)
-  int line = 0;          // 1-based, of the token that names the model where it is used
-  int column = 0;        // 1-based, in bytes
-  std::string repo_id;   // Hub syntax only: "org/name" or a bare canonical name ("gpt2")
-  std::string revision;  // empty when floating or computed; else [A-Za-z0-9._/+-] only
+  std::string file{};      // relative to the scan root; raw bytes of the name (escape to print)
+  int line = 0;            // 1-based, of the token that names the model where it is used
+  int column = 0;          // 1-based, in bytes
+  std::string repo_id{};   // Hub syntax only: "org/name" or a bare canonical name ("gpt2")
+  std::string revision{};  // empty when floating or computed; else [A-Za-z0-9._/+-] only
   RevisionKind revision_kind = RevisionKind::kFloating;
   // How it was recognised, a short stable string: "python:from_pretrained", "yaml:base_model",
   // "shell:vllm-serve", "pinfile", ...
-  std::string recognised_by;
+  std::string recognised_by{};
 
   friend bool operator==(const ModelReference&, const ModelReference&) = default;
 };
@@ -40,16 +40,16 @@ struct ModelReference {
 // A model use whose repo id the file computes at run time (an f-string, an environment
 // variable, a function parameter, ...): reported, never guessed.
 struct Unresolved {
-  std::string file;
+  std::string file{};
   int line = 0;
-  std::string why;  // one line, safe to print: quoted source text is clipped and escaped
+  std::string why{};  // one line, safe to print: quoted source text is clipped and escaped
 
   friend bool operator==(const Unresolved&, const Unresolved&) = default;
 };
 
 struct FileFindings {
-  std::vector<ModelReference> references;  // sorted by (line, column)
-  std::vector<Unresolved> unresolved;      // sorted by line
+  std::vector<ModelReference> references{};  // sorted by (line, column)
+  std::vector<Unresolved> unresolved{};      // sorted by line
 };
 
 }  // namespace hubwatch::audit

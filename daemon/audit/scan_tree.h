@@ -30,15 +30,15 @@ struct ScanOptions {
 // A file or directory the scan could not read, or chose not to, and why ("over the 1 MiB
 // size cap (10,737,418,240 bytes), not read").
 struct ScanProblem {
-  std::string path;  // as ModelReference::file
-  std::string message;
+  std::string path{};  // as ModelReference::file
+  std::string message{};
 };
 
 struct ScanReport {
-  std::vector<ModelReference> references;  // sorted by (file, line, column, repo_id)
-  std::vector<Unresolved> unresolved;      // sorted by (file, line)
-  std::vector<ScanProblem> problems;       // sorted by path
-  int64_t files_scanned = 0;               // files read and searched
+  std::vector<ModelReference> references{};  // sorted by (file, line, column, repo_id)
+  std::vector<Unresolved> unresolved{};      // sorted by (file, line)
+  std::vector<ScanProblem> problems{};       // sorted by path
+  int64_t files_scanned = 0;                 // files read and searched
   int64_t files_skipped = 0;  // files seen but not searched: a type discovery does not read,
                               // a link, binary, too big, unreadable (gitignored: not counted)
 };

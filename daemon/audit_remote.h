@@ -1,0 +1,48 @@
+#pragma once
+
+// ServerEvidence: what a running `hubwatch serve` knows of the repos and revisions audit asks
+// about (`hubwatch audit --server URL`), through its HTTP API. The pinned revisions' advisories
+// come from the osv.dev-compatible POST /v1/querybatch, every pin in one request (a repo and a
+// revision prefix or ref per query, as osv.dev's package + version); each advisory is read once
+// (GET /v1/vulns/{id}) however many pins it affects. A pinned revision is resolved by GET
+// .../revisions/{rev} (an unknown one is reported, not judged clean); floating references read
+// GET /api/v1/advisories?repo&since; an untracked repo is looked for among the tracked repos'
+// derivatives. The same answers as StoreEvidence over the server's store.
+//
+// Thread safety: as the ApiClient (one thread). Ownership: borrows `api`.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/api_client.h"
+#include "daemon/audit/judgement.h"
+
+namespace hubwatch::cli {
+
+class ServerEvidence final : public audit::EvidenceSource {
+ public:
+  explicit ServerEvidence(ApiClient& api) : api_(api) {}
+
+  Result<std::vector<audit::Evidence>> Gather(const std::vector<audit::EvidenceRequest>& requests,
+                                              const std::string& since) override;
+
+ private:
+  struct RepoFacts {
+    bool tracked = false;
+    std::string newest;
+  };
+  Result<RepoFacts> Facts(const std::string& repo);
+  Result<audit::AuditAdvisory> Advisory(const std::string& id);
+  // The derivative entry (GET .../derivatives) of `repo` among the tracked repos', or null.
+  Result<const nlohmann::json*> DerivativeOf(const std::string& repo);
+
+  ApiClient& api_;
+  std::map<std::string, RepoFacts> facts_;
+  std::map<std::string, audit::AuditAdvisory> advisories_;  // by id
+  bool derivatives_read_ = false;
+  std::map<std::string, std::pair<std::string, nlohmann::json>>
+      derivatives_;  // id -> upstream, entry
+};
+
+}  // namespace hubwatch::cli
