@@ -17,7 +17,7 @@ fi
 build=$(cd "$1" && pwd) || exit 2
 total=${2:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-targets=(safetensors_header gguf_header estimate_config tokenizer_diff hub_headers chat_template api_router config)
+targets=(safetensors_header gguf_header estimate_config tokenizer_diff hub_headers chat_template api_router config audit_references)
 per=$((total / ${#targets[@]}))
 ((per < 1)) && per=1
 
