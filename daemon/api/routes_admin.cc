@@ -17,9 +17,6 @@
 namespace hubwatch::api {
 namespace {
 
-constexpr size_t kMaxRefs = 16;
-constexpr size_t kMaxRefLength = 255;
-
 std::optional<HttpReply> CheckAdmin(const ApiContext& ctx, const HttpRequest& request) {
   std::optional<std::string_view> auth = request.header("authorization");
   constexpr std::string_view kScheme = "bearer ";
@@ -42,13 +39,12 @@ std::optional<HttpReply> CheckAdmin(const ApiContext& ctx, const HttpRequest& re
   return std::nullopt;
 }
 
+// A ref name as the configuration checks it (hub::ValidateRefName: one rule for both).
 std::optional<HttpReply> CheckRef(const nlohmann::json& ref) {
   if (!ref.is_string()) return BadRequest("refs must be strings");
-  const std::string& r = ref.get_ref<const std::string&>();
-  bool ok = !r.empty() && r.size() <= kMaxRefLength && r.front() != '-' && r.front() != '/' &&
-            r.back() != '/' && r.find("..") == std::string::npos;
-  for (unsigned char c : r) ok = ok && c > 0x20 && c < 0x7f && c != '~' && c != '^' && c != ':';
-  if (!ok) return BadRequest("'" + r.substr(0, 64) + "' is not a ref name");
+  if (Status s = hub::ValidateRefName(ref.get_ref<const std::string&>()); !s.ok()) {
+    return BadRequest(s.error().message);
+  }
   return std::nullopt;
 }
 
@@ -75,9 +71,9 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
   repo.refs = {"main"};
   if (body.contains("refs")) {
     const nlohmann::json& refs = body["refs"];
-    if (!refs.is_array() || refs.empty() || refs.size() > kMaxRefs) {
-      return respond(
-          BadRequest("refs must be a list of 1 to " + std::to_string(kMaxRefs) + " ref names"));
+    if (!refs.is_array() || refs.empty() || refs.size() > hub::kMaxTrackedRefs) {
+      return respond(BadRequest("refs must be a list of 1 to " +
+                                std::to_string(hub::kMaxTrackedRefs) + " ref names"));
     }
     repo.refs.clear();
     for (const nlohmann::json& ref : refs) {

@@ -5,6 +5,7 @@
 
 #include "tracker/pipeline/estimate_step.h"
 #include "tracker/pipeline/snapshot.h"
+#include "tracker/pipeline/snapshot_loader.h"
 
 namespace hubwatch::page {
 
@@ -36,25 +37,13 @@ Result<std::vector<RevisionHistory>> LoadHistory(store::Store& store, const std:
 Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
                                           const std::string& sha, const EstimateInput& input) {
   RevisionEstimate out;
-  Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, sha);
-  if (!manifest.ok()) return manifest.error();
-  pipeline::Snapshot snapshot;
-  snapshot.sha = sha;
-  snapshot.manifest = std::move(manifest).value();
-  for (const diff::ManifestEntry& e : snapshot.manifest) {
-    if (e.path != "config.json" && e.path != "model.safetensors.index.json") continue;
-    Result<std::optional<std::string>> blob = store.revisions().GetBlob(e.git_oid);
-    if (!blob.ok()) return blob.error();
-    if (blob->has_value()) snapshot.files.emplace(e.path, std::move(**blob));
-  }
-  const std::vector<const diff::ManifestEntry*> shards = pipeline::CheckpointFiles(snapshot);
-  for (const diff::ManifestEntry* e : shards) {
+  Result<pipeline::Snapshot> snapshot =
+      pipeline::LoadSnapshot(store, repo, sha, pipeline::SnapshotContents::kForEstimate);
+  if (!snapshot.ok()) return snapshot.error();
+  for (const diff::ManifestEntry* e : pipeline::CheckpointFiles(*snapshot)) {
     out.shard_files.push_back(e->path);
-    Result<std::optional<SafetensorsHeader>> header = store.revisions().GetHeader(e->content_id());
-    if (!header.ok()) return header.error();
-    if (header->has_value()) snapshot.headers.emplace(e->content_id(), std::move(**header));
   }
-  Result<Estimate> estimate = pipeline::EstimateOf(snapshot, input);
+  Result<Estimate> estimate = pipeline::EstimateOf(*snapshot, input);
   if (!estimate.ok()) {
     out.unavailable = estimate.error().message;
     return out;

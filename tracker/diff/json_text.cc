@@ -2,35 +2,10 @@
 
 #include <string>
 
+#include "estimator/base/json_nesting.h"
+
 namespace hubwatch::diff {
 namespace {
-
-// Largest bracket nesting outside strings; stops counting once past kMaxJsonDepth.
-int NestingDepth(std::string_view text) {
-  int depth = 0;
-  int max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) max_depth = depth;
-      if (max_depth > kMaxJsonDepth) break;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
 
 std::string DumpScalar(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -215,7 +190,7 @@ std::string CutText(std::string text, size_t max_chars) {
 }
 
 Result<nlohmann::json> ParseJson(std::string_view text) {
-  if (NestingDepth(text) > kMaxJsonDepth) {
+  if (JsonNestsDeeperThan(text, kMaxJsonDepth)) {
     return Error::InvalidInput("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
                                " levels");
   }

@@ -22,15 +22,18 @@ bool IsSafetensorsFile(const diff::ManifestEntry& e) {
          e.path.compare(e.path.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
-Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo,
-                              const std::string& sha) {
+Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo, const std::string& sha,
+                              SnapshotContents contents) {
+  const bool estimate_only = contents == SnapshotContents::kForEstimate;
   Snapshot s;
   s.sha = sha;
   Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, sha);
   if (!manifest.ok()) return manifest.error();
   s.manifest = std::move(manifest).value();
   for (const diff::ManifestEntry& e : s.manifest) {
-    if (IsTrackedSmallFile(e)) {
+    const bool wanted = !estimate_only || e.path == "config.json" ||
+                        e.path == "model.safetensors.index.json";
+    if (IsTrackedSmallFile(e) && wanted) {
       Result<std::optional<std::string>> blob = store.revisions().GetBlob(e.git_oid);
       if (!blob.ok()) return blob.error();
       if (*blob) {

@@ -17,6 +17,11 @@ bool IsTrackedSmallFile(const diff::ManifestEntry& entry);
 // A safetensors file whose header the weights engine and the estimator read.
 bool IsSafetensorsFile(const diff::ManifestEntry& entry);
 
-Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo, const std::string& sha);
+// What LoadSnapshot reads back: everything a diff needs, or only what an estimate reads
+// (config.json, the checkpoint index and the safetensors headers), as the pages want it.
+enum class SnapshotContents { kForDiff, kForEstimate };
+
+Result<Snapshot> LoadSnapshot(store::Store& store, const std::string& repo, const std::string& sha,
+                              SnapshotContents contents = SnapshotContents::kForDiff);
 
 }  // namespace hubwatch::pipeline

@@ -37,7 +37,8 @@ class RepoStore {
   Status SetRefHead(const std::string& repo, const std::string& ref, const std::string& sha,
                     int64_t now);
 
-  // The change-hint listing's watermarks: source ("feed", "owner:NAME") -> covered_until.
+  // The change-hint listing's watermarks: source -> covered_until. The daemon keeps one, "hub",
+  // whichever listings (the Hub-wide feed or per-owner pages) a round read.
   Result<std::map<std::string, int64_t>> ListingWatermarks();
   Status SetListingWatermark(const std::string& source, int64_t covered_until, int64_t now);
 

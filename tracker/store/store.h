@@ -1,12 +1,12 @@
 #pragma once
 
-// Store: hubwatch's durable state in SQLite, as one Database and three facades over it:
-// repos() (tracked repos, polling state, ref cursors), revisions() (revisions, changes,
-// estimates), http_cache() (the Hub's responses for conditional requests), queries() (the
-// API's read-only questions about history),
-// advisories() (the feed and settling bursts), derivatives() (derivatives of tracked repos,
-// their lags and advisories) and outbox() (subscriptions and deliveries). A
-// Store owns them all; the facades borrow the Database.
+// Store: hubwatch's durable state in SQLite, as one Database and seven facades over it:
+// repos() (tracked repos, polling state, ref cursors, the listing's watermark), revisions()
+// (revisions, changes, estimates), queries() (the API's read-only questions about history),
+// http_cache() (the Hub's responses for conditional requests), advisories() (the feed and
+// settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories) and
+// outbox() (subscriptions and deliveries). A Store owns them all; the facades borrow the
+// Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
