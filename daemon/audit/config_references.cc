@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "daemon/audit/findings_builder.h"
+#include "daemon/audit/yaml_args.h"
 
 namespace hubwatch::audit {
 namespace {
@@ -41,30 +42,49 @@ std::vector<std::string_view> RevisionKeysFor(std::string_view key) {
   return {"model_revision", "revision"};
 }
 
-// One scalar a config maps a key to, in the mapping numbered `mapping`.
+// An environment variable's name that says it holds a model (MODEL_ID, HF_MODEL_ID, MODEL_NAME,
+// MODEL, TOKENIZER, ...: a model key in upper case, "HF_" optional) or its revision (REVISION,
+// MODEL_REVISION, ...): the key it stands for, or "".
+std::string EnvKey(std::string_view name) {
+  if (name.rfind("HF_", 0) == 0) name.remove_prefix(3);
+  std::string key;
+  for (char c : name) {
+    if (c >= 'a' && c <= 'z') return {};
+    key += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return OneOf(key, kModelKeys) || OneOf(key, kRevisionKeys) ? key : std::string();
+}
+
+// One scalar a config maps a key to, in the mapping numbered `mapping`, itself held by the
+// mapping or list numbered `parent` (-1: none).
 struct Entry {
   int mapping = 0;
+  int parent = -1;
   std::string key;
   std::string value;
   int line = 0;
   int column = 0;
 };
 
+// The model entries of a config. Also reads Kubernetes-style environment lists, `- name:
+// MODEL_ID` with a sibling `value: ORG/NAME` (pinned by a `- name: REVISION` item of the same
+// list), as "FORMAT:env:NAME".
 class Collector {
  public:
-  void Add(int mapping, std::string_view key, std::string value, int line, int column) {
-    if (OneOf(key, kModelKeys) || OneOf(key, kRevisionKeys)) {
-      entries_.push_back({mapping, std::string(key), std::move(value), line, column});
+  void Add(int mapping, int parent, std::string_view key, std::string value, int line, int column) {
+    if (OneOf(key, kModelKeys) || OneOf(key, kRevisionKeys) || key == "name" || key == "value") {
+      entries_.push_back({mapping, parent, std::string(key), std::move(value), line, column});
     }
   }
 
-  FileFindings Evaluate(std::string_view file, std::string_view prefix) {
+  void Evaluate(FindingsBuilder& out, std::string_view prefix) {
     std::stable_sort(entries_.begin(), entries_.end(),
                      [](const Entry& a, const Entry& b) { return a.mapping < b.mapping; });
-    FindingsBuilder out(file);
+    std::vector<EnvVariable> env;
     for (size_t begin = 0; begin < entries_.size();) {
       size_t end = begin;
       while (end < entries_.size() && entries_[end].mapping == entries_[begin].mapping) ++end;
+      ReadEnvVariable(begin, end, env);
       for (size_t i = begin; i < end; ++i) {
         const Entry& e = entries_[i];
         if (!OneOf(e.key, kModelKeys)) continue;
@@ -79,10 +99,43 @@ class Collector {
       }
       begin = end;
     }
-    return out.Take();
+    for (const EnvVariable& model : env) {
+      if (!OneOf(model.key, kModelKeys)) continue;
+      SourceValue revision;
+      for (std::string_view rk : RevisionKeysFor(model.key)) {
+        for (const EnvVariable& r : env) {
+          if (r.parent == model.parent && r.key == rk &&
+              revision.kind == SourceValue::Kind::kAbsent)
+            revision = SourceValue::Literal(r.value->value);
+        }
+      }
+      const Entry& v = *model.value;
+      out.Add(std::string(prefix) + ":env:" + model.name, v.line, v.column,
+              SourceValue::Literal(v.value), revision, IdContext::kOrgNameOnly);
+    }
   }
 
  private:
+  struct EnvVariable {
+    int parent;
+    std::string key;     // the model or revision key its name stands for
+    std::string name;    // as written
+    const Entry* value;  // its `value:` entry
+  };
+
+  // entries_[begin, end), one mapping: `name: MODEL_ID` with a sibling `value:`.
+  void ReadEnvVariable(size_t begin, size_t end, std::vector<EnvVariable>& env) const {
+    const Entry* name = nullptr;
+    const Entry* value = nullptr;
+    for (size_t i = begin; i < end; ++i) {
+      if (entries_[i].key == "name") name = &entries_[i];
+      if (entries_[i].key == "value") value = &entries_[i];
+    }
+    if (name == nullptr || value == nullptr) return;
+    std::string key = EnvKey(name->value);
+    if (!key.empty()) env.push_back({name->parent, std::move(key), name->value, value});
+  }
+
   std::vector<Entry> entries_;
 };
 
@@ -188,6 +241,7 @@ void ReadYaml(std::string_view text, Collector& out) {
   size_t block_indent = std::string_view::npos;  // inside a | or > block scalar
   std::string pending_key;                       // "key:" whose value is on the next line
   int pending_mapping = 0;
+  int pending_parent = -1;
   size_t pending_indent = 0;
   while (reader.Next(line)) {
     if (IsBlankOrComment(line)) continue;
@@ -211,8 +265,8 @@ void ReadYaml(std::string_view text, Collector& out) {
     auto [key, value_at] = YamlKey(line, pos);
     if (!pending_key.empty()) {
       if (value_at == std::string_view::npos && !item && indent > pending_indent) {
-        out.Add(pending_mapping, pending_key, ScalarValue(line.substr(pos)), reader.number(),
-                static_cast<int>(pos) + 1);
+        out.Add(pending_mapping, pending_parent, pending_key, ScalarValue(line.substr(pos)),
+                reader.number(), static_cast<int>(pos) + 1);
       }
       pending_key.clear();
     }
@@ -223,10 +277,12 @@ void ReadYaml(std::string_view text, Collector& out) {
     }
     if (frames.empty() || frames.back().indent != pos) frames.push_back({pos, next_mapping++});
     int mapping = frames.back().mapping;
+    int parent = frames.size() > 1 ? frames[frames.size() - 2].mapping : -1;
     size_t v = line.find_first_not_of(" \t", value_at);
     if (v == std::string_view::npos) {
       pending_key = key;
       pending_mapping = mapping;
+      pending_parent = parent;
       pending_indent = pos;
       continue;
     }
@@ -234,7 +290,8 @@ void ReadYaml(std::string_view text, Collector& out) {
       block_indent = pos;
       continue;
     }
-    out.Add(mapping, key, ScalarValue(line.substr(v)), reader.number(), static_cast<int>(v) + 1);
+    out.Add(mapping, parent, key, ScalarValue(line.substr(v)), reader.number(),
+            static_cast<int>(v) + 1);
   }
 }
 
@@ -256,7 +313,8 @@ void ReadToml(std::string_view text, Collector& out) {
     if (size_t dot = key.rfind('.'); dot != std::string::npos) key = key.substr(dot + 1);
     size_t v = line.find_first_not_of(" \t", eq + 1);
     if (v == std::string_view::npos || (line[v] != '"' && line[v] != '\'')) continue;
-    out.Add(mapping, key, Unquote(line.substr(v)).first, reader.number(), static_cast<int>(v) + 1);
+    out.Add(mapping, -1, key, Unquote(line.substr(v)).first, reader.number(),
+            static_cast<int>(v) + 1);
   }
 }
 
@@ -301,7 +359,8 @@ void ReadJson(std::string_view text, Collector& out) {
       i += used - 1;
       if (frames.empty() || !frames.back().object) continue;
       if (after_colon) {
-        out.Add(frames.back().mapping, key, std::move(value), line,
+        int parent = frames.size() > 1 ? frames[frames.size() - 2].mapping : -1;
+        out.Add(frames.back().mapping, parent, key, std::move(value), line,
                 static_cast<int>(start - line_start) + 1);
         after_colon = false;
       } else {
@@ -316,18 +375,23 @@ void ReadJson(std::string_view text, Collector& out) {
 FileFindings FindConfigReferences(std::string_view file, std::string_view text,
                                   ConfigFormat format) {
   Collector collector;
+  FindingsBuilder out(file);
   switch (format) {
     case ConfigFormat::kYaml:
       ReadYaml(text, collector);
-      return collector.Evaluate(file, "yaml");
+      collector.Evaluate(out, "yaml");
+      ReadYamlArgs(text, out);
+      break;
     case ConfigFormat::kJson:
       ReadJson(text, collector);
-      return collector.Evaluate(file, "json");
+      collector.Evaluate(out, "json");
+      break;
     case ConfigFormat::kToml:
       ReadToml(text, collector);
-      return collector.Evaluate(file, "toml");
+      collector.Evaluate(out, "toml");
+      break;
   }
-  return {};
+  return out.Take();
 }
 
 }  // namespace hubwatch::audit

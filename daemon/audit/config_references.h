@@ -6,8 +6,10 @@
 // tokenizer, tokenizer_name, ...) pinned by a revision key in the same mapping (revision,
 // model_revision, base_model_revision, tokenizer_revision). Only "org/name" values count in a
 // config: the same keys often hold local paths or run labels. Recognised as "yaml:KEY",
-// "json:KEY" or "toml:KEY". Line-oriented readers, not full parsers: linear time, bounded
-// nesting, any bytes in. Pure.
+// "json:KEY" or "toml:KEY". Also read: Kubernetes-style environment lists (`- name: MODEL_ID`
+// with a sibling `value: ORG/NAME`, pinned by a `- name: REVISION` item of the same list;
+// "yaml:env:MODEL_ID"), and in YAML, command-line argument lists (yaml_args.h, "yaml:args").
+// Line-oriented readers, not full parsers: linear time, bounded nesting, any bytes in. Pure.
 
 #include <string_view>
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,31 @@ struct CallShape {
   std::string_view revision_keyword = "revision";
   bool hub_download = false;   // honours repo_type (a dataset or a space is not a model)
   bool has_tokenizer = false;  // also takes tokenizer= / tokenizer_revision=
+  IdContext context = IdContext::kModelOnly;  // kOrgNameOnly: a bare name is not a Hub id here
 };
+
+// Whether a class named `name` is a Hugging Face loader (transformers, diffusers, PEFT,
+// sentence-transformers), whose from_pretrained takes a bare canonical Hub name ("gpt2"):
+// Auto*, *For<Task>, *Model, *ModelWith*, *Tokenizer*, *Processor, *Config, *Pipeline,
+// *FeatureExtractor, *Scheduler, SentenceTransformer. Other libraries' from_pretrained
+// (TransformerLens's HookedTransformer.from_pretrained("pythia-70m")) take their own aliases.
+bool IsHubLoaderClass(std::string_view name) {
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  if (name.rfind("Auto", 0) == 0 || name.find("Tokenizer") != std::string_view::npos ||
+      name.find("ModelWith") != std::string_view::npos || name == "SentenceTransformer") {
+    return true;
+  }
+  for (size_t at = name.find("For"); at != std::string_view::npos; at = name.find("For", at + 1)) {
+    if (at > 0 && at + 3 < name.size() && name[at + 3] >= 'A' && name[at + 3] <= 'Z') return true;
+  }
+  for (std::string_view suffix :
+       {"Model", "Processor", "Config", "Pipeline", "FeatureExtractor", "Scheduler"}) {
+    if (ends_with(suffix)) return true;
+  }
+  return false;
+}
 
 CallShape Shape(std::string_view recognised_by, int model_position,
                 std::vector<std::string_view> model_keywords) {
@@ -85,6 +110,7 @@ class PythonScanner {
       if (receiver.empty() || receiver == "()" || receiver == "self" || receiver == "cls")
         return false;
       shape.recognised_by = "python:from_pretrained";
+      if (!IsHubLoaderClass(receiver)) shape.context = IdContext::kOrgNameOnly;
       shape.model_keywords = {"pretrained_model_name_or_path", "pretrained_model_or_path"};
       if (receiver.rfind("PeftModel", 0) == 0) {  // PeftModel.from_pretrained(model, adapter_id)
         shape.model_position = 1;
@@ -178,8 +204,7 @@ class PythonScanner {
   void Report(const CallShape& shape, const Argument* model, const SourceValue& revision) {
     if (model == nullptr) return;
     const PyToken& at = tokens_[model->begin];
-    out_.Add(shape.recognised_by, at.line, at.column, ValueOf(model), revision,
-             IdContext::kModelOnly);
+    out_.Add(shape.recognised_by, at.line, at.column, ValueOf(model), revision, shape.context);
   }
 
   std::string_view source_;

@@ -51,6 +51,9 @@ PythonSymbols::PythonSymbols(std::string_view source, const std::vector<PyToken>
         option.value = ResolveName(view_.Text(option.default_name), option.default_name, 1);
       }
       if (!option.dest.empty()) attributes_[option.dest] = std::move(option.value);
+    } else if (view_[i].kind == Kind::kName && view_.IsOp(i + 1, "(") && !view_.IsOp(i - 1, ".") &&
+               !view_.IsName(i - 1, "def")) {
+      calls_[std::string(view_.Text(i))].push_back(i + 1);
     }
   }
 }
@@ -118,8 +121,17 @@ void PythonSymbols::ReadParameters(size_t def) {
   if (!t.IsOp(def + 2, "(")) return;
   std::string function(t.Text(def + 1));
   size_t close = t.MatchingBracket(def + 2);
+  // A method's calls go through an object (x.f(...)), so only plain functions take values from
+  // their calls.
+  bool plain = !t.IsName(def + 3, "self") && !t.IsName(def + 3, "cls");
+  int index = 0;  // -1 once past `*` or `*args`: keyword only
   for (size_t j = def + 3; j < close; ++j) {
-    while (j < close && (t.IsOp(j, "*") || t.IsOp(j, "**") || t.IsOp(j, "/"))) ++j;
+    if (t.IsOp(j, "/")) {
+      j = t.ItemEnd(j, close);
+      continue;
+    }
+    if (t.IsOp(j, "*") || t.IsOp(j, "**")) index = -1;
+    while (j < close && (t.IsOp(j, "*") || t.IsOp(j, "**"))) ++j;
     size_t name = j;
     size_t end = t.ItemEnd(j, close);
     size_t eq = name;
@@ -134,8 +146,13 @@ void PythonSymbols::ReadParameters(size_t def) {
       a.value = eq >= end ? SourceValue::Computed("parameter " + QuoteSource(t.Text(name)) +
                                                   " of " + QuoteSource(function) + "()")
                           : LiteralExpression(t, eq + 1, end);
+      if (eq >= end && plain) {
+        a.function = function;
+        a.parameter_index = index;
+      }
       assignments_[std::string(t.Text(name))].push_back(std::move(a));
     }
+    if (index >= 0) ++index;
     j = end;
   }
 }
@@ -177,10 +194,46 @@ SourceValue PythonSymbols::ResolveName(std::string_view name, size_t use, int de
     if (depth >= kMaxAliasDepth) return SourceValue::Computed("variable " + QuoteSource(name));
     return ResolveName(chosen->alias, chosen->position, depth + 1);
   }
+  if (!chosen->function.empty()) return PassedValue(*chosen, name, depth);
   if (chosen->value.kind == SourceValue::Kind::kComputed && !chosen->self_described) {
     return SourceValue::Computed(QuoteSource(name) + " = " + chosen->value.why);
   }
   return chosen->value;
+}
+
+// The literal every call of the parameter's function passes to it (by keyword or position),
+// when there is at least one call and all pass the same literal; else the parameter's own
+// "set by the caller" value.
+SourceValue PythonSymbols::PassedValue(const Assignment& parameter, std::string_view name,
+                                       int depth) {
+  const PyTokenView& t = view_;
+  auto it = calls_.find(parameter.function);
+  if (it == calls_.end() || depth >= kMaxAliasDepth) return parameter.value;
+  std::string passed;
+  for (size_t open : it->second) {
+    size_t close = t.MatchingBracket(open);
+    size_t begin = 0;
+    size_t end = 0;
+    int position = 0;
+    for (size_t j = open + 1; j < close && end == 0; ++j) {
+      size_t item_end = t.ItemEnd(j, close);
+      if (t.IsOp(j, "*") || t.IsOp(j, "**")) return parameter.value;  // *args: cannot tell
+      bool keyword = t[j].kind == Kind::kName && t.IsOp(j + 1, "=");
+      if (keyword ? t.Text(j) == name : position == parameter.parameter_index) {
+        begin = keyword ? j + 2 : j;
+        end = item_end;
+      }
+      if (!keyword) ++position;
+      j = item_end;
+    }
+    if (end <= begin) return parameter.value;  // not passed: its default, or an error
+    SourceValue value = EvaluateAt(begin, end, begin, depth + 1);
+    if (value.kind != SourceValue::Kind::kLiteral || (!passed.empty() && passed != value.text)) {
+      return parameter.value;
+    }
+    passed = value.text;
+  }
+  return passed.empty() ? parameter.value : SourceValue::Literal(passed);
 }
 
 }  // namespace hubwatch::audit

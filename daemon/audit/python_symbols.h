@@ -7,6 +7,9 @@
 // one, for module constants defined below the functions that use them). Reads:
 //   NAME = <expr> and NAME: T = <expr>             (statement level)
 //   def f(NAME, NAME="lit")                         (parameters, with literal defaults)
+//   f(NAME=<expr>) / f(<expr>) of a plain def f     (a parameter without a default takes the
+//                                                    value every call of f in the file passes,
+//                                                    when all calls pass the same literal)
 //   parser.add_argument("--name", default="lit")    (argparse options, as args.name)
 //   name: T = field(default="lit")                  (dataclass fields, as args.name)
 // Not thread-safe; borrows the source and tokens, which must outlive it.
@@ -54,6 +57,8 @@ class PythonSymbols {
     std::vector<size_t> literals;   // string tokens of a literal-only RHS
     bool model_like = false;        // the name says it holds models
     bool self_described = false;    // value.why names the variable itself (a parameter)
+    std::string function;           // a parameter without a default: its plain function
+    int parameter_index = -1;       //   and its position there (-1: keyword only)
     mutable bool consumed = false;  // a recognised call reads it
   };
 
@@ -63,6 +68,10 @@ class PythonSymbols {
   SourceValue FieldDefault(size_t name, size_t open, size_t end) const;
   SourceValue EvaluateAt(size_t begin, size_t end, size_t use, int depth);
   SourceValue ResolveName(std::string_view name, size_t use, int depth);
+  SourceValue PassedValue(const Assignment& parameter, std::string_view name, int depth);
+
+  // Where each name is called as a plain function (`f(`, not `x.f(`): the '(' token indexes.
+  std::unordered_map<std::string, std::vector<size_t>> calls_;
 
   PyTokenView view_;
   std::unordered_map<std::string, std::vector<Assignment>> assignments_;

@@ -3,29 +3,16 @@
 #include <array>
 #include <cstddef>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "daemon/audit/findings_builder.h"
+#include "daemon/audit/model_flags.h"
+#include "daemon/audit/shell_variables.h"
 #include "daemon/audit/shell_words.h"
 
 namespace hubwatch::audit {
 namespace {
 
-constexpr std::array<std::string_view, 12> kModelFlags = {"--model_name_or_path",
-                                                          "--model-name-or-path",
-                                                          "--base_model",
-                                                          "--base-model",
-                                                          "--pretrained_model_name_or_path",
-                                                          "--model_id",
-                                                          "--model-id",
-                                                          "--model",
-                                                          "--tokenizer_name",
-                                                          "--tokenizer-name",
-                                                          "--tokenizer",
-                                                          "--model_name"};
-constexpr std::array<std::string_view, 4> kRevisionFlags = {
-    "--revision", "--model_revision", "--model-revision", "--base_model_revision"};
 // hf/huggingface-cli download flags that take a value (so it is not the repo id).
 constexpr std::array<std::string_view, 9> kDownloadValueFlags = {
     "--revision",  "--repo-type",   "--local-dir",
@@ -40,19 +27,35 @@ bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
   return false;
 }
 
-bool IsVariableName(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::string_view Basename(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// One word of comma-separated key=value pairs (lm-evaluation-harness's --model_args): the
+// `pretrained=` model and the `revision=` it is pinned to, views into `args`.
+struct KeyValues {
+  std::string_view model;
+  std::string_view revision;
+  bool has_model = false;
+  bool has_revision = false;
+};
+
+KeyValues ParseKeyValues(std::string_view args) {
+  KeyValues kv;
+  while (!args.empty()) {
+    size_t comma = args.find(',');
+    std::string_view item = args.substr(0, comma);
+    args = comma == std::string_view::npos ? std::string_view() : args.substr(comma + 1);
+    if (item.rfind("pretrained=", 0) == 0) {
+      kv.model = item.substr(11);
+      kv.has_model = true;
+    } else if (item.rfind("revision=", 0) == 0) {
+      kv.revision = item.substr(9);
+      kv.has_revision = true;
+    }
+  }
+  return kv;
 }
 
 class ShellScanner {
@@ -63,6 +66,8 @@ class ShellScanner {
   FileFindings Run() {
     for (ShellCommand& command : commands_) {
       Normalise(command);
+      variables_.ReadKeywords(command);
+      if (command.empty()) continue;
       size_t program = ReadAssignments(command);
       if (program < command.size()) Recognise(command, program);
     }
@@ -97,13 +102,13 @@ class ShellScanner {
         first == "override" || docker_env) {
       ++i;
     }
-    if (command.size() >= i + 2 && IsVariableName(command[i].text) &&
+    if (command.size() >= i + 2 && IsShellVariableName(command[i].text) &&
         (command[i + 1].text == "=" || command[i + 1].text == ":=" || command[i + 1].text == "?=" ||
          command[i + 1].text == "::=")) {  // make: NAME = value
       Assign(command[i].text, command.size() > i + 2 ? command[i + 2].text : "");
       return command.size();
     }
-    if (docker_env && command.size() == i + 2 && IsVariableName(command[i].text)) {
+    if (docker_env && command.size() == i + 2 && IsShellVariableName(command[i].text)) {
       Assign(command[i].text, command[i + 1].text);  // ENV NAME value
       return command.size();
     }
@@ -113,64 +118,31 @@ class ShellScanner {
       if (eq == std::string::npos || eq == 0) break;
       std::string_view name(w.data(), eq);
       if (name.back() == ':' || name.back() == '?') name.remove_suffix(1);
-      if (!IsVariableName(name)) break;
+      if (!IsShellVariableName(name)) break;
       Assign(name, std::string_view(w).substr(eq + 1));
     }
     return i;
   }
 
-  void Assign(std::string_view name, std::string_view value) {
-    variables_[std::string(name)] = Value(value);
-  }
+  void Assign(std::string_view name, std::string_view value) { variables_.Assign(name, value); }
 
-  // What a word holds: a literal, a literal default (${X:-v}), a variable's value, or why not.
-  SourceValue Value(std::string_view word) const {
-    if (word.find('$') == std::string_view::npos) return SourceValue::Literal(std::string(word));
-    std::string_view name;
-    std::string_view fallback;
-    bool has_default = false;
-    if (word.size() > 1 && word[0] == '$' && IsVariableName(word.substr(1))) {
-      name = word.substr(1);
-    } else if (word.size() > 3 && word[0] == '$' && (word[1] == '{' || word[1] == '(') &&
-               word.back() == (word[1] == '{' ? '}' : ')')) {
-      std::string_view inner = word.substr(2, word.size() - 3);
-      size_t op = inner.find_first_of(":-=");
-      name = inner.substr(0, op);
-      if (op != std::string_view::npos) {
-        std::string_view rest = inner.substr(op);
-        if (rest.rfind(":-", 0) == 0 || rest.rfind(":=", 0) == 0) {
-          fallback = rest.substr(2);
-          has_default = true;
-        } else if (rest[0] == '-' || rest[0] == '=') {
-          fallback = rest.substr(1);
-          has_default = true;
-        } else {
-          name = {};
-        }
-      }
-    }
-    if (!IsVariableName(name))
-      return SourceValue::Computed("the shell expression " + QuoteSource(word));
-    if (has_default && fallback.find('$') == std::string_view::npos) {
-      return SourceValue::Literal(std::string(fallback));  // the literal default
-    }
-    auto it = variables_.find(std::string(name));
-    if (it != variables_.end()) return it->second;
-    return SourceValue::Computed("variable " + QuoteSource(name) + ", set outside this file");
-  }
+  SourceValue Value(std::string_view word) const { return variables_.Value(word); }
 
-  // The value of `--flag V` or `--flag=V` in command[from...]; index of its word in *at.
+  // The value of `--flag V` or `--flag=V` (or a namespaced `--ns.flag`) in command[from...];
+  // index of its word in *at. *next, when given, is set to the index after the match.
   const ShellWord* Flag(const ShellCommand& c, size_t from, std::string_view flag,
-                        std::string* value) const {
+                        std::string* value, size_t* next = nullptr) const {
     for (size_t i = from; i < c.size(); ++i) {
-      std::string_view w = c[i].text;
-      if (w == flag && i + 1 < c.size()) {
-        *value = c[i + 1].text;
-        return &c[i + 1];
-      }
-      if (w.size() > flag.size() && w.substr(0, flag.size()) == flag && w[flag.size()] == '=') {
-        *value = std::string(w.substr(flag.size() + 1));
+      bool inline_value = false;
+      if (!MatchFlag(c[i].text, flag, &inline_value, value)) continue;
+      if (inline_value) {
+        if (next != nullptr) *next = i + 1;
         return &c[i];
+      }
+      if (i + 1 < c.size()) {
+        *value = c[i + 1].text;
+        if (next != nullptr) *next = i + 2;
+        return &c[i + 1];
       }
     }
     return nullptr;
@@ -235,44 +207,58 @@ class ShellScanner {
       api_server =
           api_server || (c[i].text == "-m" && c[i + 1].text.rfind("vllm.entrypoints", 0) == 0);
     }
-    bool tgi = program == "text-generation-launcher";
+    // TEI's router (text-embeddings-router, and the -75/-80/... builds of its images) takes
+    // TGI's launcher flags and, without --model-id, reads MODEL_ID too.
+    bool tei = program.rfind("text-embeddings-router", 0) == 0;
+    bool tgi = program == "text-generation-launcher" || tei;
     for (const ShellWord& w : c)
       tgi = tgi || w.text.find("text-generation-inference:") != std::string::npos;
     std::string_view recognised = api_server ? "shell:vllm-api-server"
+                                  : tei      ? "shell:text-embeddings-router"
                                   : tgi      ? "shell:text-generation-launcher"
                                              : "shell:model-flag";
     IdContext context = api_server || tgi ? IdContext::kModelOnly : IdContext::kOrgNameOnly;
     bool found = false;
     for (std::string_view flag : kModelFlags) {
       std::string model;
-      const ShellWord* at = Flag(c, p + 1, flag, &model);
-      if (at == nullptr) continue;
-      found = true;
-      bool tokenizer = flag.find("tokenizer") != std::string_view::npos;
-      SourceValue rev = tokenizer ? FirstFlag(c, p + 1,
-                                              std::array<std::string_view, 2>{
-                                                  "--tokenizer-revision", "--tokenizer_revision"})
-                                  : revision;
-      Report(recognised, *at, model, rev, context);
+      for (size_t from = p + 1; const ShellWord* at = Flag(c, from, flag, &model, &from);) {
+        found = true;
+        bool tokenizer = flag.find("tokenizer") != std::string_view::npos;
+        SourceValue rev = tokenizer ? FirstFlag(c, p + 1, kTokenizerRevisionFlags) : revision;
+        Report(recognised, *at, model, rev, context);
+      }
     }
-    if (!found && program == "text-generation-launcher") {  // it reads MODEL_ID instead
+    found = ModelArgs(c, p, program) || found;
+    if (!found && (program == "text-generation-launcher" || tei)) {  // it reads MODEL_ID instead
       out_.Add(recognised, c[p].line, c[p].column, Value("$MODEL_ID"), revision, context);
     }
+  }
+
+  // lm-evaluation-harness: `--model_args pretrained=ORG/NAME,revision=R,...`. Returns whether it
+  // named a model.
+  bool ModelArgs(const ShellCommand& c, size_t p, std::string_view program) {
+    std::string args;
+    const ShellWord* at = Flag(c, p + 1, "--model_args", &args);
+    if (at == nullptr) at = Flag(c, p + 1, "--model-args", &args);
+    KeyValues kv = ParseKeyValues(args);
+    if (at == nullptr || !kv.has_model) return false;
+    bool lm_eval = program == "lm_eval" || program == "lm-eval";
+    Report("shell:lm-eval-model-args", *at, kv.model,
+           kv.has_revision ? Value(kv.revision) : SourceValue::Absent(),
+           lm_eval ? IdContext::kModelOnly : IdContext::kOrgNameOnly);
+    return true;
   }
 
   void Tokenizer(const ShellCommand& c, size_t p, std::string_view recognised) {
     std::string value;
     const ShellWord* at = Flag(c, p + 1, "--tokenizer", &value);
     if (at == nullptr) return;
-    Report(
-        recognised, *at, value,
-        FirstFlag(c, p + 1,
-                  std::array<std::string_view, 2>{"--tokenizer-revision", "--tokenizer_revision"}),
-        IdContext::kModelOnly);
+    Report(recognised, *at, value, FirstFlag(c, p + 1, kTokenizerRevisionFlags),
+           IdContext::kModelOnly);
   }
 
   std::vector<ShellCommand> commands_;
-  std::unordered_map<std::string, SourceValue> variables_;
+  ShellVariables variables_;
   FindingsBuilder out_;
 };
 

@@ -10,7 +10,9 @@
 // - and, on any other command, a model flag (--model_name_or_path, --base_model, --model,
 // --model-id, ...) holding an "org/name" ("shell:model-flag"). `$VAR`, `${VAR}`,
 // `${VAR:-default}` and make's `$(VAR)` resolve through the file's literal assignments (shell,
-// `export`, Dockerfile ENV/ARG, make `=`/`:=`/`?=`); anything else is reported unresolved.
+// `export`, Dockerfile ENV/ARG, make `=`/`:=`/`?=`); anything else is reported unresolved,
+// and so is a variable assigned in a conditional branch (if/case/loop bodies, functions: see
+// shell_variables.h), whatever value that branch gives it.
 // Dataset and space downloads (--repo-type) are not models. Pure.
 
 #include <string_view>

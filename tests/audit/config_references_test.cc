@@ -80,6 +80,71 @@ TEST(ConfigReferences, TomlTables) {
                                                "5:12 org/client (floating) toml:model_id"));
 }
 
+// Kubernetes-style environment lists: the item whose `name:` is a model variable (MODEL_ID,
+// HF_MODEL_ID, MODEL_NAME, MODEL, ...) names its model in the sibling `value:`, pinned by a
+// REVISION item of the same list.
+TEST(ConfigReferences, KubernetesEnvironmentLists) {
+  FileFindings f = FindReferences("deployment.yaml",
+                                  "spec:\n"
+                                  "  containers:\n"
+                                  "    - name: tgi\n"
+                                  "      env:\n"
+                                  "        - name: MODEL_ID\n"
+                                  "          value: meta-llama/Meta-Llama-3-8B-Instruct\n"
+                                  "        - name: REVISION\n"
+                                  "          value: \"abc1234\"\n"
+                                  "        - name: PORT\n"
+                                  "          value: \"8080\"\n"
+                                  "    - name: other\n"
+                                  "      env:\n"
+                                  "        - value: org/value-first\n"
+                                  "          name: HF_MODEL_NAME\n"
+                                  "        - name: OUTPUT_MODEL\n"
+                                  "          value: org/not-a-model-variable\n"
+                                  "        - name: MODEL\n"
+                                  "          value: ./local\n");
+  EXPECT_THAT(
+      Brief(f.references),
+      ElementsAre("6:18 meta-llama/Meta-Llama-3-8B-Instruct@abc1234 (short-sha) yaml:env:MODEL_ID",
+                  "13:18 org/value-first (floating) yaml:env:HF_MODEL_NAME"));
+  FileFindings json =
+      FindReferences("pod.json", "{\"env\": [{\"name\": \"MODEL_ID\", \"value\": \"org/j\"}]}\n");
+  EXPECT_THAT(Brief(json.references), ElementsAre("1:40 org/j (floating) json:env:MODEL_ID"));
+}
+
+// Command lines written as YAML lists read with the shell reader's flag vocabulary.
+TEST(ConfigReferences, YamlArgumentLists) {
+  FileFindings f = FindReferences("job.yaml",
+                                  "containers:\n"
+                                  "  - name: trl\n"
+                                  "    command: [\"/bin/bash\", \"-c\", 'exec trl sft \"$@\"']\n"
+                                  "    args:\n"
+                                  "      # MODEL\n"
+                                  "      - \"--model_name_or_path=mistralai/Mistral-7B-v0.3\"\n"
+                                  "      - --dataset_name=org/data\n"
+                                  "      - --revision\n"
+                                  "      - v0.3\n"
+                                  "  - name: tgi\n"
+                                  "    args: [\"--model-id\", \"org/flow\",\n"
+                                  "           \"--tokenizer\", org/tok, --port, 80]\n"
+                                  "  - args:\n"
+                                  "    - --model\n"
+                                  "    - org/item-dash-at-key-indent\n"
+                                  "    - --reward.model_name_or_path\n"
+                                  "    - org/namespaced\n"
+                                  "run: |\n"
+                                  "  - --model\n"
+                                  "  - org/in-a-block-scalar\n"
+                                  "nested: [[\"--model\", \"org/nested\"]]\n"
+                                  "last: [\"--model\"]\n");
+  EXPECT_THAT(
+      Brief(f.references),
+      ElementsAre("6:9 mistralai/Mistral-7B-v0.3@v0.3 (name) yaml:args",
+                  "11:26 org/flow (floating) yaml:args", "12:27 org/tok (floating) yaml:args",
+                  "15:7 org/item-dash-at-key-indent (floating) yaml:args",
+                  "17:7 org/namespaced (floating) yaml:args"));
+}
+
 TEST(ConfigReferences, HostileConfigsAreLinearAndSafe) {
   std::string deep(1 << 20, '[');
   EXPECT_THAT(FindReferences("d.json", deep).references, IsEmpty());
@@ -91,6 +156,12 @@ TEST(ConfigReferences, HostileConfigsAreLinearAndSafe) {
   EXPECT_THAT(
       FindReferences("b.yaml", "model: org/\xff\xfe\nbase_model: \"unterminated\n").references,
       IsEmpty());
+  std::string args = "args: [";
+  while (args.size() < (1u << 20)) args += "\"--model\", \"org/m\", ";
+  EXPECT_GT(FindReferences("a.yaml", args + "]\n").references.size(), 50000u);
+  EXPECT_THAT(FindReferences("o.yaml", std::string(1 << 20, '[')).references, IsEmpty());
+  EXPECT_THAT(FindReferences("e.yaml", "args: [\"--model\", \"org/\xff\"]\n- --model\n").references,
+              IsEmpty());
 }
 
 }  // namespace

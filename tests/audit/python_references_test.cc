@@ -104,6 +104,57 @@ TEST(PythonReferences, LiteralDefaultsAreRead) {
   EXPECT_THAT(f.unresolved[0].why, HasSubstr("\"--tokenizer\", which has no default"));
 }
 
+// A bare name is a Hub id only where the class is a Hugging Face loader; other libraries'
+// from_pretrained (TransformerLens) take their own aliases, so there only "org/name" counts.
+TEST(PythonReferences, BareNamesOnlyOnHuggingFaceLoaderClasses) {
+  FileFindings f = Scan(
+      "a = HookedTransformer.from_pretrained(\"pythia-70m\")\n"
+      "b = HookedTransformer.from_pretrained(\"EleutherAI/pythia-70m\")\n"
+      "c = model_class.from_pretrained(\"gpt2\")\n"
+      "d = GPT2LMHeadModel.from_pretrained(\"gpt2\")\n"
+      "e = T5ForConditionalGeneration.from_pretrained(\"t5-small\")\n"
+      "f = BertTokenizerFast.from_pretrained(\"bert-base-uncased\")\n"
+      "g = CLIPTextModelWithProjection.from_pretrained(\"clip\")\n"
+      "h = StableDiffusionPipeline.from_pretrained(\"sd\")\n"
+      "i = DDPMScheduler.from_pretrained(\"ddpm\")\n"
+      "j = AutoencoderKL.from_pretrained(\"vae\")\n");
+  EXPECT_THAT(Brief(f.references),
+              ElementsAre("2:39 EleutherAI/pythia-70m (floating) python:from_pretrained",
+                          "4:37 gpt2 (floating) python:from_pretrained",
+                          "5:48 t5-small (floating) python:from_pretrained",
+                          "6:39 bert-base-uncased (floating) python:from_pretrained",
+                          "7:49 clip (floating) python:from_pretrained",
+                          "8:45 sd (floating) python:from_pretrained",
+                          "9:35 ddpm (floating) python:from_pretrained",
+                          "10:35 vae (floating) python:from_pretrained"));
+}
+
+// A parameter without a default takes the literal that every call of its (plain) function in
+// the file passes, by keyword or by position; calls that disagree, pass *args or pass nothing
+// leave it unresolved.
+TEST(PythonReferences, ParametersTakeTheLiteralEveryCallPasses) {
+  FileFindings f = Scan(
+      "def train(base_model, out, *, tok):\n"
+      "    m = AutoModel.from_pretrained(base_model)\n"
+      "    t = AutoTokenizer.from_pretrained(tok)\n"
+      "def two(name):\n"
+      "    return AutoModel.from_pretrained(name)\n"
+      "def unused(model_id):\n"
+      "    return AutoModel.from_pretrained(model_id)\n"
+      "class C:\n"
+      "    def load(self, repo):\n"
+      "        return AutoModel.from_pretrained(repo)\n"
+      "parser.add_argument(\"--base_model\", default=\"org/base\")\n"
+      "args = parser.parse_args()\n"
+      "train(base_model=args.base_model, out='x', tok=\"org/tok\")\n"
+      "two(\"org/a\")\n"
+      "two(\"org/b\")\n"
+      "C().load(\"org/method\")\n");
+  EXPECT_THAT(Brief(f.references), ElementsAre("2:35 org/base (floating) python:from_pretrained",
+                                               "3:39 org/tok (floating) python:from_pretrained"));
+  EXPECT_THAT(Lines(f.unresolved), ElementsAre(5, 7, 10));
+}
+
 TEST(PythonReferences, PipelinesDownloadsAndServingClients) {
   FileFindings f =
       Scan(std::string("from transformers import pipeline\n"

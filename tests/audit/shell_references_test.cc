@@ -54,6 +54,30 @@ TEST(ShellReferences, ContinuationsVariablesAndGenericFlags) {
   EXPECT_THAT(f.unresolved[0].why, HasSubstr("\"UNSET\", set outside this file"));
 }
 
+// Found on held-out real files (tests/fixtures/audit/heldout): OpenRLHF's namespaced flags,
+// every occurrence of a flag in one command, lm-evaluation-harness's --model_args, and TEI's
+// router (whose image builds are named text-embeddings-router-75, -80, ...).
+TEST(ShellReferences, NamespacedFlagsModelArgsAndTeiRouter) {
+  FileFindings f = FindReferences(
+      "eval.sh",
+      "python3 -m openrlhf.cli.train_ppo_ray --actor.model_name_or_path org/actor \\\n"
+      "   --reward.model_name_or_path=org/reward --data.prompt_dataset org/prompts --ckpt.path "
+      "a.b\n"
+      "lm_eval --model hf --model_args pretrained=\"google/gemma-7b\",revision=v1 --tasks x\n"
+      "lm_eval --model vllm --model_args pretrained=$MODEL,dtype=bfloat16\n"
+      "lm_eval --model hf --model_args parallelize=true\n"
+      "exec text-embeddings-router-80 \"$@\"\n"
+      "text-embeddings-router --model-id BAAI/bge-small-en-v1.5 --revision main\n"
+      "python x.py --a.b.model org/deep\n");
+  EXPECT_THAT(Brief(f.references),
+              ElementsAre("1:66 org/actor (floating) shell:model-flag",
+                          "2:4 org/reward (floating) shell:model-flag",
+                          "3:33 google/gemma-7b@v1 (name) shell:lm-eval-model-args",
+                          "7:35 BAAI/bge-small-en-v1.5@main (name) shell:text-embeddings-router",
+                          "8:25 org/deep (floating) shell:model-flag"));
+  EXPECT_THAT(Lines(f.unresolved), ElementsAre(4, 6));
+}
+
 TEST(ShellReferences, DockerfileAndMakefile) {
   FileFindings docker =
       FindReferences("deploy/Dockerfile",
@@ -76,6 +100,44 @@ TEST(ShellReferences, DockerfileAndMakefile) {
   EXPECT_THAT(Lines(make.unresolved), ElementsAre(5));  // reads MODEL_ID from the environment
 }
 
+// A variable assigned inside a branch (if/elif/else, case arms, loops, functions, make's ifeq)
+// holds that value only inside it: after the branch it is unresolved, whatever the branch set
+// (a local path included), unless every path leaves it with the same value.
+TEST(ShellReferences, VariablesAssignedInConditionalBranchesAreUnresolved) {
+  FileFindings f =
+      FindReferences("entrypoint.sh",
+                     "if [[ $URI == gs://* ]]; then\n"
+                     "  TARGET=\"/tmp/model\"\n"
+                     "  export MODEL_ID=\"$TARGET\"\n"
+                     "  vllm serve $MODEL_ID\n"  // inside the branch: the local path, skipped
+                     "fi\n"
+                     "exec text-embeddings-router-80 \"$@\"\n"  // MODEL_ID: set in a branch only
+                     "MODEL=org/top\n"
+                     "if [ -n \"$BIG\" ]; then MODEL=org/big; else MODEL=org/small; fi\n"
+                     "vllm serve $MODEL\n"
+                     "REV=v1\n"
+                     "case $X in\n"
+                     "  a) REV=v1 ;;\n"
+                     "esac\n"
+                     "for m in a b; do\n"
+                     "  TOK=org/tok\n"
+                     "done\n"
+                     "vllm serve org/pinned --revision $REV --tokenizer $TOK\n"
+                     "serve() {\n"
+                     "  NAME=org/in-function\n"
+                     "}\n"
+                     "hf download $NAME\n"
+                     "SEQ=org/first\n"
+                     "SEQ=org/second\n"
+                     "hf download $SEQ\n");
+  EXPECT_THAT(Brief(f.references), ElementsAre("17:12 org/pinned@v1 (name) shell:vllm-serve",
+                                               "24:13 org/second (floating) shell:hf-download"));
+  EXPECT_THAT(Lines(f.unresolved), ElementsAre(6, 9, 17, 21));
+  ASSERT_EQ(f.unresolved.size(), 4u);
+  EXPECT_THAT(f.unresolved[0].why, HasSubstr("\"MODEL_ID\", assigned in a conditional branch"));
+  EXPECT_THAT(f.unresolved[1].why, HasSubstr("\"MODEL\", assigned in a conditional branch"));
+}
+
 TEST(ShellReferences, HostileScriptsAreLinearAndSafe) {
   std::string line;
   while (line.size() < (1u << 20)) line += "hf download org/m; ";
@@ -83,6 +145,11 @@ TEST(ShellReferences, HostileScriptsAreLinearAndSafe) {
   EXPECT_THAT(FindReferences("q.sh", std::string(1 << 20, '\'')).references, IsEmpty());
   EXPECT_THAT(FindReferences("c.sh", std::string(1 << 20, '\\')).references, IsEmpty());
   EXPECT_THAT(FindReferences("u.sh", "vllm serve org/\xff\xfe\n").references, IsEmpty());
+  std::string nested;
+  while (nested.size() < (1u << 20)) nested += "if x; then M=org/a; ";
+  EXPECT_EQ(FindReferences("n.sh", nested + "\nvllm serve $M\n").references.size(), 1u);  // inside
+  EXPECT_THAT(FindReferences("f.sh", std::string(1 << 20, 'f') + "\nfi\ndone\n}\n").references,
+              IsEmpty());
 }
 
 }  // namespace
