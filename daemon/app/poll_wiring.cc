@@ -66,7 +66,6 @@ std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonCon
   Result<std::map<std::string, int64_t>> stored = p.store->reads().repos().ListingWatermarks();
   if (stored.ok() && stored->count(kListingSource)) watermark = stored->at(kListingSource);
   service::ListingHints::Deps deps;
-  deps.io = p.io;
   deps.clock = p.clock;
   deps.log = p.log;
   deps.metrics = p.metrics;
@@ -121,7 +120,6 @@ void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
       return;
     }
     service::DerivativeWatch::Deps deps;
-    deps.io = p.io;
     deps.clock = p.clock;
     deps.log = p.log;
     deps.metrics = p.metrics;

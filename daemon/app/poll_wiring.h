@@ -20,8 +20,7 @@
 namespace hubwatch::app {
 
 struct ListingParts {
-  boost::asio::io_context* io = nullptr;
-  const Clock* clock = nullptr;
+  TimerClock* clock = nullptr;  // the service's time and timers
   std::shared_ptr<spdlog::logger> log;
   service::Metrics* metrics = nullptr;
   hub::HubClient* hub = nullptr;

@@ -26,6 +26,7 @@
 #include "daemon/service/store_access.h"
 #include "daemon/service/store_gauges.h"
 #include "daemon/subscriptions/webhooks.h"
+#include "tracker/hub/asio_clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/pipeline/poller.h"
@@ -57,7 +58,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
         log_(options_.logger),
         signals_(io_, SIGTERM, SIGINT, SIGHUP),
         deadline_(io_),
-        loop_(io_, clock_, log_, poll_metrics_,
+        timers_(options_.timers ? options_.timers(io_) : hub::MakeAsioClock(io_)),
+        loop_(io_, *timers_, log_, poll_metrics_,
               {.published = [this] { OnPublished(); }, .drained = [this] { OnDrained(); }}) {}
 
   int Run() {
@@ -115,8 +117,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
           return options_.reload ? options_.reload() : service::LoadConfig(config_path);
         },
         *started_, *this, notify_, metrics_, log_);
-    status_ =
-        std::make_unique<service::StatusReporter>(io_, notify_, metrics_, loop_, store_->reads());
+    status_ = std::make_unique<service::StatusReporter>(*timers_, notify_, metrics_, loop_,
+                                                        store_->reads());
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
     loop_.Start(hub_->client(), *poller_);
     StartBackgroundReads(config);
@@ -248,8 +250,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   }
 
   ListingParts Parts() {
-    return {.io = &io_,
-            .clock = &clock_,
+    return {.clock = timers_.get(),
             .log = log_,
             .metrics = &metrics_,
             .hub = &hub_->client(),
@@ -330,7 +331,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   std::shared_ptr<spdlog::logger> log_;
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
-  boost::asio::steady_timer deadline_;
+  boost::asio::steady_timer deadline_;  // real time: the stop's safety net, whatever the clock
+  std::unique_ptr<TimerClock> timers_;  // the daemon's: outlives everything that sets them
   service::Metrics metrics_;
   service::PollMetrics poll_metrics_{metrics_, clock_};
   service::PollLoop loop_;

@@ -35,6 +35,10 @@ namespace spdlog {
 class logger;
 }
 
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
+
 namespace hubwatch::service {
 class Notifier;
 }
@@ -47,6 +51,10 @@ struct ServiceOptions {
   // Re-reads the configuration on SIGHUP (default: LoadConfig(config.path)).
   std::function<Result<service::DaemonConfig>()> reload;
   const Clock* clock = &SystemClock();  // never null; thread-safe
+  // Makes the clock of the daemon's timers (the poll loop's tick, the listing's and the
+  // derivatives' rounds, the watchdog and the status) on the service's event loop, once, at
+  // construction; it must tell the time `clock` tells. Default: real time, hub::MakeAsioClock.
+  std::function<std::unique_ptr<TimerClock>(boost::asio::io_context& loop)> timers = nullptr;
 };
 
 class Service {

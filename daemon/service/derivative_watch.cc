@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "daemon/service/metrics.h"
 
@@ -56,9 +57,12 @@ std::optional<derivatives::Signals> SeenOf(const pipeline::DerivativeRound& roun
 }  // namespace
 
 DerivativeWatch::DerivativeWatch(Deps deps, Options options)
-    : deps_(std::move(deps)), options_(options), timer_(*deps_.io) {}
+    : deps_(std::move(deps)), options_(options) {}
 
-DerivativeWatch::~DerivativeWatch() { *alive_ = false; }
+DerivativeWatch::~DerivativeWatch() {
+  *alive_ = false;
+  CancelTimer();
+}
 
 void DerivativeWatch::SetRepos(const std::vector<RepoConfig>& repos) {
   std::map<std::string, RepoConfig> followed;
@@ -80,14 +84,18 @@ void DerivativeWatch::Start() { Arm(0); }
 void DerivativeWatch::Stop() {
   stopped_ = true;
   *alive_ = false;
-  timer_.cancel();
+  CancelTimer();
+}
+
+void DerivativeWatch::CancelTimer() {
+  if (timer_) deps_.clock->Cancel(*std::exchange(timer_, std::nullopt));
 }
 
 void DerivativeWatch::Arm(int64_t seconds) {
   if (stopped_) return;
-  timer_.expires_after(std::chrono::seconds(seconds));
-  timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
-    if (ec || !*alive) return;
+  CancelTimer();
+  timer_ = deps_.clock->RunAt(deps_.clock->Now() + std::chrono::seconds(seconds), [this] {
+    timer_.reset();
     Tick();
   });
 }

@@ -18,14 +18,16 @@
 // Metrics: hubwatch_derivative_rounds_total{outcome}, hubwatch_derivative_reads_total{outcome},
 // hubwatch_derivative_requests_total, hubwatch_derivatives_lagging{repo}.
 //
-// Thread safety: network thread only. Ownership: borrows what Deps holds, which must outlive
-// it; Stop() before they go.
+// Rounds are timed by the TimerClock in Deps; its timer never fires after Stop() or destruction.
+//
+// Thread safety: network thread only (where the clock's timers run); destroy it there or after
+// the loop has stopped. Ownership: borrows what Deps holds, which must outlive it; Stop() before
+// they go.
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,8 +55,7 @@ class DerivativeWatch {
     size_t follow_budget = 50;
   };
   struct Deps {
-    boost::asio::io_context* io = nullptr;
-    const Clock* clock = nullptr;
+    TimerClock* clock = nullptr;  // time, and the timer between looks at the schedule
     std::shared_ptr<spdlog::logger> log;
     Metrics* metrics = nullptr;
     hub::HubClient* hub = nullptr;
@@ -79,7 +80,10 @@ class DerivativeWatch {
   bool running() const { return running_; }
 
  private:
+  // Looks at the schedule again in `seconds` (0: as soon as the loop is free), replacing a timer
+  // set before.
   void Arm(int64_t seconds);
+  void CancelTimer();
   void Tick();
   void StartRound(const RepoConfig& repo);
   // `fixes_through`: the seq of upstream's newest fix when `fixes` were loaded.
@@ -89,7 +93,7 @@ class DerivativeWatch {
 
   Deps deps_;
   Options options_;
-  boost::asio::steady_timer timer_;
+  std::optional<TimerId> timer_;  // set by Arm, until it fires
   store::DerivativeTargets targets_;
   std::map<std::string, RepoConfig> repos_;
   std::map<std::string, int64_t> next_round_at_;

@@ -25,28 +25,33 @@ struct ListingHints::Round {
 ListingHints::ListingHints(Deps deps, Options options, std::optional<int64_t> watermark)
     : deps_(std::move(deps)),
       options_(options),
-      ledger_(ListingLedger::Options{.page_size = options.page_size}),
-      timer_(*deps_.io) {
+      ledger_(ListingLedger::Options{.page_size = options.page_size}) {
   if (watermark) ledger_.RestoreWatermark(*watermark);
 }
 
 ListingHints::~ListingHints() {
   *alive_ = false;
-  timer_.cancel();
+  CancelTimer();
 }
 
 void ListingHints::Start() { BeginRound(); }
 
 void ListingHints::Stop() {
   stopped_ = true;
-  timer_.cancel();
+  CancelTimer();
+}
+
+void ListingHints::CancelTimer() {
+  if (timer_) deps_.clock->Cancel(*std::exchange(timer_, std::nullopt));
 }
 
 void ListingHints::Arm(int64_t seconds) {
   if (stopped_) return;
-  timer_.expires_after(std::chrono::seconds(std::max<int64_t>(1, seconds)));
-  timer_.async_wait([this, alive = alive_](auto ec) {
-    if (!ec && *alive) BeginRound();
+  CancelTimer();
+  const SteadyTime at = deps_.clock->Now() + std::chrono::seconds(std::max<int64_t>(1, seconds));
+  timer_ = deps_.clock->RunAt(at, [this] {
+    timer_.reset();
+    BeginRound();
   });
 }
 

@@ -10,12 +10,12 @@
 // hubwatch_listing_mode{mode} (1 for the mode of the last round), hubwatch_listing_feed_rate
 // (Hub-wide changes per second as measured), hubwatch_hints_received_total{source="listing"}.
 //
-// Thread safety: network thread only (the hub client's loop). Ownership: borrows the
-// io_context, clock, logger, metrics and hub client, which must outlive it; Stop() before they
-// go.
+// Rounds are timed by the TimerClock in Deps; its timer never fires after Stop() or destruction.
+//
+// Thread safety: network thread only (the hub client's loop, where the clock's timers run);
+// destroy it there or after the loop has stopped. Ownership: borrows the clock, logger, metrics
+// and hub client, which must outlive it; Stop() before they go.
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,8 +44,7 @@ class ListingHints {
     int max_pages = 50;  // per listing and round; more is a gap the reconcile covers
   };
   struct Deps {
-    boost::asio::io_context* io = nullptr;
-    const Clock* clock = nullptr;
+    TimerClock* clock = nullptr;  // time, and the timer between rounds
     std::shared_ptr<spdlog::logger> log;
     Metrics* metrics = nullptr;
     hub::HubClient* hub = nullptr;
@@ -84,12 +83,14 @@ class ListingHints {
   void OnRead(const std::string& source, hub::HubResult<std::vector<hub::ModelSummary>> result,
               const hub::CallStats& stats);
   void EndRound();
+  // The next round in `seconds` (at least 1), replacing a timer set before.
   void Arm(int64_t seconds);
+  void CancelTimer();
 
   Deps deps_;
   Options options_;
   ListingLedger ledger_;
-  boost::asio::steady_timer timer_;
+  std::optional<TimerId> timer_;  // the next round's, until it fires
   std::unique_ptr<Round> round_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool stopped_ = false;

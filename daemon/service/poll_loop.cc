@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <utility>
 
 #include "daemon/service/metrics.h"
 
@@ -18,15 +19,20 @@ constexpr int64_t kWebhookLogIntervalS = 60;
 
 }  // namespace
 
-PollLoop::PollLoop(boost::asio::io_context& io, const Clock& clock,
+PollLoop::PollLoop(boost::asio::io_context& io, TimerClock& clock,
                    std::shared_ptr<spdlog::logger> log, PollMetrics& metrics, Hooks hooks)
     : io_(io),
       clock_(clock),
       log_(std::move(log)),
       metrics_(metrics),
       hooks_(std::move(hooks)),
-      tick_(io),
       last_tick_(clock.Now()) {}
+
+PollLoop::~PollLoop() { CancelTick(); }
+
+void PollLoop::CancelTick() {
+  if (tick_) clock_.Cancel(*std::exchange(tick_, std::nullopt));
+}
 
 void PollLoop::Start(hub::HubClient& hub, pipeline::Poller& poller) {
   hub_ = &hub;
@@ -36,7 +42,7 @@ void PollLoop::Start(hub::HubClient& hub, pipeline::Poller& poller) {
 
 void PollLoop::Rearm() {
   if (!poller_) return;  // not started: Start() looks at the schedule
-  tick_.cancel();
+  CancelTick();
   Tick();
 }
 
@@ -55,7 +61,7 @@ void PollLoop::SetOptions(SchedulerOptions options) {
 
 void PollLoop::Stop() {
   stopping_ = true;
-  tick_.cancel();
+  CancelTick();
   MaybeDrained();
 }
 
@@ -80,10 +86,12 @@ void PollLoop::Tick() {
   for (const std::string& repo : scheduler_.TakeDue(now)) StartPoll(repo);
   const int64_t wake =
       std::min(scheduler_.NextWake(now).value_or(now + kMaxSleepS), now + kMaxSleepS);
-  tick_.expires_after(std::chrono::seconds(std::max<int64_t>(1, wake - now)));
-  tick_.async_wait([this](auto ec) {
-    if (!ec) Tick();
-  });
+  CancelTick();
+  tick_ =
+      clock_.RunAt(clock_.Now() + std::chrono::seconds(std::max<int64_t>(1, wake - now)), [this] {
+        tick_.reset();
+        Tick();
+      });
 }
 
 Scheduler::HintOutcome PollLoop::Hint(const std::string& repo, store::PollTrigger trigger) {

@@ -17,12 +17,15 @@
 // in one line at most once a minute ("hub webhooks: ..."), with the counts since the last one;
 // the API counts them per request (hubwatch_hub_webhooks_total{outcome}).
 //
-// Thread safety: network thread only. Ownership: borrows everything it is given; REQUIRES: the
+// Time and the timer are `clock`'s (production: the Asio clock on the io_context; tests: a
+// manual one). Its timer never fires after Stop() or destruction.
+//
+// Thread safety: network thread only (the io_context's, where `clock`'s timers run); destroy it
+// there or after the loop has stopped. Ownership: borrows everything it is given; REQUIRES: the
 // io_context, clock, logger and metrics outlive it, and the client and poller given to Start
 // outlive every poll it starts.
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,8 +51,11 @@ class PollLoop {
     std::function<void()> published;  // a poll published advisories
     std::function<void()> drained;    // after Stop(): the last poll in flight ended
   };
-  PollLoop(boost::asio::io_context& io, const Clock& clock, std::shared_ptr<spdlog::logger> log,
+  PollLoop(boost::asio::io_context& io, TimerClock& clock, std::shared_ptr<spdlog::logger> log,
            PollMetrics& metrics, Hooks hooks);
+  ~PollLoop();
+  PollLoop(const PollLoop&) = delete;
+  PollLoop& operator=(const PollLoop&) = delete;
 
   // Starts ticking. REQUIRES: called once.
   void Start(hub::HubClient& hub, pipeline::Poller& poller);
@@ -75,6 +81,8 @@ class PollLoop {
 
  private:
   void Tick();
+  // Drops the tick timer, if one is set.
+  void CancelTick();
   void StartPoll(const std::string& repo);
   bool hints_on() const { return scheduler_.options().reconcile_interval_s > 0; }
   // Counts a miss or a hint used; says how the poll was started for the log line.
@@ -86,11 +94,11 @@ class PollLoop {
   void MaybeLogWebhooks(int64_t now);
 
   boost::asio::io_context& io_;
-  const Clock& clock_;
+  TimerClock& clock_;
   std::shared_ptr<spdlog::logger> log_;
   PollMetrics& metrics_;
   Hooks hooks_;
-  boost::asio::steady_timer tick_;
+  std::optional<TimerId> tick_;  // the timer set by the last Tick, until it fires
   Scheduler scheduler_{SchedulerOptions{}};
   hub::HubClient* hub_ = nullptr;
   pipeline::Poller* poller_ = nullptr;

@@ -1,6 +1,7 @@
 #include "daemon/service/status_reporter.h"
 
 #include <chrono>
+#include <utility>
 
 #include "daemon/service/store_gauges.h"
 
@@ -11,9 +12,11 @@ constexpr auto kStatusEvery = std::chrono::seconds(10);
 
 }  // namespace
 
-StatusReporter::StatusReporter(boost::asio::io_context& io, const Notifier& notify,
-                               Metrics& metrics, const PollLoop& loop, store::Store& reads)
-    : notify_(notify), metrics_(metrics), loop_(loop), reads_(reads), watchdog_(io), status_(io) {}
+StatusReporter::StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics,
+                               const PollLoop& loop, store::Store& reads)
+    : clock_(clock), notify_(notify), metrics_(metrics), loop_(loop), reads_(reads) {}
+
+StatusReporter::~StatusReporter() { Stop(); }
 
 void StatusReporter::Start() {
   ArmWatchdog();
@@ -24,16 +27,16 @@ void StatusReporter::ReportNow() { (void)notify_.StatusLine(loop_.StatusLine());
 
 void StatusReporter::Stop() {
   stopped_ = true;
-  watchdog_.cancel();
-  status_.cancel();
+  for (std::optional<TimerId>* timer : {&watchdog_, &status_}) {
+    if (*timer) clock_.Cancel(*std::exchange(*timer, std::nullopt));
+  }
 }
 
 void StatusReporter::ArmWatchdog() {
   const auto interval = notify_.watchdog();
-  if (!interval) return;
-  watchdog_.expires_after(*interval / 2);
-  watchdog_.async_wait([this](auto ec) {
-    if (ec || stopped_) return;
+  if (!interval || stopped_) return;
+  watchdog_ = clock_.RunAt(clock_.Now() + *interval / 2, [this] {
+    watchdog_.reset();
     if (loop_.alive()) (void)notify_.Watchdog();
     ArmWatchdog();
   });
@@ -45,9 +48,9 @@ void StatusReporter::Report() {
   metrics_.gauge("hubwatch_polls_in_flight", "polls running")
       .Set(static_cast<double>(loop_.scheduler().in_flight()));
   ReportStoreContents(metrics_, reads_);
-  status_.expires_after(kStatusEvery);
-  status_.async_wait([this](auto ec) {
-    if (!ec) Report();
+  status_ = clock_.RunAt(clock_.Now() + kStatusEvery, [this] {
+    status_.reset();
+    Report();
   });
 }
 

@@ -12,12 +12,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tests/daemon/scratch_dir.h"
+#include "tests/daemon/wait_until.h"
 
 namespace {
 
@@ -158,15 +160,18 @@ TEST_F(CliServeTest, ASighupInTheFirstMillisecondsDoesNotKillServe) {
   EXPECT_TRUE(blocked) << "serve never blocked SIGHUP";
   kill(pid, SIGHUP);
   bool ready = false;
-  for (int i = 0; i < 200 && !ready; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ready = Slurp(err_path_).find("ready: watching 0 repos") != std::string::npos;
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      FAIL() << "serve died: " << (WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 0) << "\n"
-             << Slurp(err_path_);
-    }
-  }
+  std::optional<int> died;  // the exit code of a serve that ended
+  hubwatch::testing::WaitUntil(
+      [&] {
+        ready = Slurp(err_path_).find("ready: watching 0 repos") != std::string::npos;
+        int status = 0;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+          died = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 0;
+        }
+        return ready || died;
+      },
+      std::chrono::seconds(10));
+  if (died) FAIL() << "serve died: " << *died << "\n" << Slurp(err_path_);
   EXPECT_TRUE(ready) << Slurp(err_path_);
   kill(pid, SIGTERM);
   EXPECT_EQ(Wait(pid), 0) << Slurp(err_path_);

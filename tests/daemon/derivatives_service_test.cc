@@ -1,7 +1,8 @@
 // `hubwatch serve` following a repo's derivatives: the first round waits for the polls, then
 // stores every derivative with its statuses and publishes the lagging ones' advisories; 1,000
 // spam children newer than the real derivatives do not keep those from being checked against
-// upstream's next fix.
+// upstream's next fix. The service's time is the test's (manual_time_): a round waiting for the
+// polls, or for its interval, starts when the test moves the clock.
 
 #include <sys/types.h>
 #include <unistd.h>
@@ -9,20 +10,38 @@
 #include <algorithm>
 #include <csignal>
 #include <set>
-#include <thread>
 
 #include "tests/daemon/service_env.h"
 
 namespace hubwatch::service::testing {
 namespace {
 
+using hubwatch::testing::WaitUntil;
+
 constexpr char kUpstream[] = "meta-llama/Meta-Llama-3-8B-Instruct";
+// How long the watch waits before looking again while polls run (derivative_watch.cc).
+constexpr auto kBusyRetry = std::chrono::seconds(5);
 
 class DerivativesServiceTest : public ServiceTest {
  protected:
   void SetUp() override {
     fixtures_dirs_ = {std::string(HUBWATCH_FIXTURES_DIR) + "/hub-derivatives"};
+    manual_time_ = true;
     ServiceTest::SetUp();
+  }
+
+  std::vector<derivatives::DerivativeRecord> Stored() {
+    auto list = OpenStore()->derivatives().List(kUpstream);
+    return list.ok() ? std::move(list).value() : std::vector<derivatives::DerivativeRecord>{};
+  }
+
+  // The first polls (`polls` of them) end; the watch, which found them running when it first
+  // looked, looks again after its busy retry and starts its first round.
+  void StartFirstRound(int polls) {
+    ASSERT_TRUE(WaitUntil([&] {
+      return ServiceMetric("hubwatch_polls_total{outcome=\"ok\"}") >= polls && PollsRunning() == 0;
+    }));
+    AdvanceTime(kBusyRetry);
   }
 };
 
@@ -32,13 +51,9 @@ TEST_F(DerivativesServiceTest, ARoundFollowsThePollAndStoresEveryDerivativeWithI
   config.repos[0].derivatives.enabled = true;
   Start(config);
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
-  std::vector<derivatives::DerivativeRecord> stored;
-  for (int i = 0; i < 300 && stored.size() < 6; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto store = OpenStore();
-    auto list = store->derivatives().List(kUpstream);
-    if (list.ok()) stored = std::move(list).value();
-  }
+  StartFirstRound(2);
+  const std::vector<derivatives::DerivativeRecord> stored = hubwatch::testing::WaitFor(
+      [&] { return Stored(); }, [](const auto& s) { return s.size() >= 6; });
   ASSERT_EQ(stored.size(), 6u);
   std::map<std::string, int> lagging;
   for (const derivatives::DerivativeRecord& r : stored) {
@@ -101,10 +116,8 @@ TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurt
   };
   Start(config, std::nullopt, [dropped] { return Result<DaemonConfig>(dropped); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
-  for (int i = 0; i < 300 && listings() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_GT(listings(), 0) << "the round never started";
+  StartFirstRound(2);
+  ASSERT_TRUE(WaitUntil([&] { return listings() > 0; })) << "the round never started";
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
@@ -116,16 +129,17 @@ TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurt
     }
     return n;
   };
-  for (int i = 0; i < 300 && rounds_ended() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  ASSERT_TRUE(WaitUntil([&] { return rounds_ended() > 0; }));
   ASSERT_EQ(rounds_ended(), 1u) << "the round never ended";
   const int after_round = listings();
-  std::this_thread::sleep_for(std::chrono::seconds(3));  // three intervals
-  EXPECT_EQ(listings(), after_round);
-  EXPECT_EQ(rounds_ended(), 1u);
+  // Three intervals, then the watch's longest sleep, pass: each timer due runs (a round would
+  // start inside the step, the lookup that threw would throw inside it), and none starts one.
+  for (int i = 0; i < 3; ++i) AdvanceTime(std::chrono::seconds(1));
+  AdvanceTime(std::chrono::seconds(60));
   service_->Stop();
   EXPECT_EQ(Join(), 0);
+  EXPECT_EQ(listings(), after_round);
+  EXPECT_EQ(rounds_ended(), 1u);
 }
 
 // Issue 28, item 2: 1,000 throwaway children of the upstream, newer than every real derivative,
@@ -150,13 +164,10 @@ TEST_F(DerivativesServiceTest,
                                       "pinegrove-research/llama-3-8b-instruct-sql-lora",
                                       "fernhollow-quants/Meta-Llama-3-8B-Instruct-GGUF",
                                       "copperleaf-merges/Llama-3-8B-Instruct-Base-SLERP"};
-  auto stored = [&] {
-    auto list = OpenStore()->derivatives().List(kUpstream);
-    return list.ok() ? std::move(list).value() : std::vector<derivatives::DerivativeRecord>{};
-  };
-  for (int i = 0; i < 300 && stored().size() < real.size(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto stored = [&] { return Stored(); };
+  // The listing's rounds (every second) and the derivatives' (once the polls end) go on as the
+  // clock moves.
+  ASSERT_TRUE(AdvanceUntil([&] { return stored().size() >= real.size(); }));
   ASSERT_EQ(stored().size(), real.size());
   auto rounds = [&] {  // rounds started so far: each lists the fine-tunes first, on one page
     size_t n = 0;
@@ -173,7 +184,6 @@ TEST_F(DerivativesServiceTest,
   ASSERT_FALSE(old_fix.empty());
 
   ASSERT_TRUE(hub_->AddSpamChildren(kUpstream, 1000, "adapter").ok());
-  const size_t at_push = rounds();  // a round started before the push cannot see the fix
   ASSERT_TRUE(hub_->PushCommit(kUpstream,
                                {{"generation_config.json",
                                  R"({"bos_token_id": 128000, "eos_token_id": [128001, 128009],
@@ -182,11 +192,15 @@ TEST_F(DerivativesServiceTest,
                                "Lower the default temperature")
                   .ok());
   std::string fix;
-  for (int i = 0; i < 300 && (fix.empty() || fix == old_fix); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  AdvanceUntil([&] {  // a listing round shows the push; its poll publishes the fix
     fix = newest_fix();
-  }
+    return !fix.empty() && fix != old_fix;
+  });
   ASSERT_NE(fix, old_fix) << "the fix was never published";
+  // Rounds that started before the fix was stored cannot see it. Each round is due an interval
+  // after the last one ended and starts only when the clock moves, which it does not from here
+  // to the next line: every round counted from now started after the publication.
+  const size_t at_fix = rounds();
 
   // Every real derivative current, with a status on `fix`.
   auto unchecked = [&] {
@@ -198,18 +212,20 @@ TEST_F(DerivativesServiceTest,
     }
     return left;
   };
-  std::set<std::string> left = unchecked();
-  size_t after = rounds() - at_push;  // read second: a round starting in between counts
-  for (int i = 0; i < 600 && !left.empty() && after <= 2; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    left = unchecked();
-    after = rounds() - at_push;
-  }
+  std::set<std::string> left;
+  size_t after = 0;
+  AdvanceUntil(
+      [&] {
+        left = unchecked();
+        after = rounds() - at_fix;  // read second: a round starting in between counts
+        return left.empty() || after > 2;
+      },
+      120);
   EXPECT_TRUE(left.empty()) << left.size() << " real derivatives unchecked, e.g. "
                             << (left.empty() ? "" : *left.begin()) << ", after " << after
-                            << " rounds started since the fix was pushed";
+                            << " rounds started since the fix was published";
   EXPECT_LE(after, 2u);
-  RecordProperty("rounds_started_after_the_push", std::to_string(after));
+  RecordProperty("rounds_started_after_the_fix", std::to_string(after));
   const std::vector<derivatives::DerivativeRecord> now = stored();
   EXPECT_LE(now.size(), 200u) << "spam fills only the places left";
   auto tally = OpenStore()->derivatives().Tally(kUpstream);

@@ -1,6 +1,7 @@
 // Change hints end to end: `hubwatch serve` over fakehub in replay mode, where a commit "lands"
 // when the replay clock passes its date. The listing hint and the Hub webhook each poll only the
 // repo that moved; a listing that fails leaves the reconcile poll to find the change, a miss.
+// The service's time is the test's (manual_time_): a listing interval passes when the test says.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@ namespace {
 
 using api::testing::HttpResponse;
 using api::testing::Request;
+using hubwatch::testing::WaitUntil;
 
 constexpr const char* kLlama = "meta-llama/Meta-Llama-3-8B-Instruct";  // 4th commit 04-19 09:14
 constexpr const char* kGemma = "google/gemma-7b-it";                   // last commit 04-05
@@ -26,6 +28,7 @@ class HintsTest : public ServiceTest {
  protected:
   // fakehub replaying from 2024-04-19 00:00Z: Llama 3 has 3 of its commits, Gemma all of its.
   void SetUp() override {
+    manual_time_ = true;
     ServiceTest::SetUp();
     hub_.reset();
     fakehub::FakeHubOptions options;
@@ -53,29 +56,42 @@ class HintsTest : public ServiceTest {
     return r.ok() ? *r : std::nullopt;
   }
 
-  bool WaitForRevisions(const std::string& repo, size_t n, int seconds) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (auto s = store::Store::Open(dir_ + "/hubwatch.db"); s.ok()) {
-        auto revs = (*s)->revisions().ListRevisions(repo);
-        if (revs.ok() && revs->size() >= n) return true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
+  // Revisions stored for `repo`; 0 when the store cannot be read.
+  size_t Revisions(const std::string& repo) {
+    auto s = store::Store::Open(dir_ + "/hubwatch.db");
+    if (!s.ok()) return 0;
+    auto revs = (*s)->revisions().ListRevisions(repo);
+    return revs.ok() ? revs->size() : 0;
+  }
+  bool WaitForRevisions(const std::string& repo, size_t n) {
+    return WaitUntil([&] { return Revisions(repo) >= n; });
   }
 
-  // The repo row is written when the poll ends, after its revisions: wait for it to say how.
-  std::optional<store::PollTrigger> WaitForFoundBy(const std::string& repo, store::PollTrigger want,
-                                                   int seconds) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  // The repo row is written when the poll ends, after its revisions: wait for it to say how,
+  // then for the poll's end on the loop (its metrics and log line) to be done too.
+  std::optional<store::PollTrigger> WaitForFoundBy(const std::string& repo,
+                                                   store::PollTrigger want) {
     std::optional<store::PollTrigger> found;
-    while (std::chrono::steady_clock::now() < deadline) {
+    WaitUntil([&] {
       if (auto r = Repo(repo)) found = r->last_change_found_by;
-      if (found == want) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+      return found == want;
+    });
+    EXPECT_TRUE(WaitUntil([&] { return PollsRunning() == 0; }));
     return found;
+  }
+
+  // Listing rounds ended so far, whatever their outcome.
+  double ListingRounds() {
+    return ServiceMetric("hubwatch_listing_rounds_total{outcome=\"ok\"}") +
+           ServiceMetric("hubwatch_listing_rounds_total{outcome=\"error\"}");
+  }
+
+  // One listing interval (HintsConfig's 1 s) passes; waits for the round it starts to end.
+  // REQUIRES: no round is reading (each test waits for the one it started).
+  void NextListingRound() {
+    const double before = ListingRounds();
+    AdvanceTime(std::chrono::seconds(1));
+    ASSERT_TRUE(WaitUntil([&] { return ListingRounds() > before; })) << "no listing round ended";
   }
 
   // Refs requests fakehub answered for `repo` since the log was cleared.
@@ -92,12 +108,14 @@ class HintsTest : public ServiceTest {
     return n;
   }
 
-  // Waits for the first polls of both repos, then for one more listing round.
-  void WaitForFirstPolls() {
+  // Waits for the first polls of both repos and for the listing round of the start to end;
+  // with `another_round` (the listing every second), for one more listing round after them.
+  void WaitForFirstPolls(bool another_round = true) {
     ASSERT_TRUE(notify_.WaitFor("READY=1"));
-    ASSERT_TRUE(WaitForRevisions(kLlama, 3, 30));
-    ASSERT_TRUE(WaitForRevisions(kGemma, 1, 30));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    ASSERT_TRUE(WaitForRevisions(kLlama, 3));
+    ASSERT_TRUE(WaitForRevisions(kGemma, 1));
+    ASSERT_TRUE(WaitUntil([&] { return ListingRounds() >= 1 && PollsRunning() == 0; }));
+    if (another_round) NextListingRound();
     hub_->ClearLog();
   }
 };
@@ -105,18 +123,19 @@ class HintsTest : public ServiceTest {
 TEST_F(HintsTest, TheListingPollsOnlyTheRepoThatMovedAndSaysSo) {
   Start(HintsConfig());
   WaitForFirstPolls();
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  NextListingRound();
+  NextListingRound();
+  EXPECT_EQ(ServiceMetric("hubwatch_hint_polls_total{source=\"listing\"}"), 0);
+  EXPECT_EQ(PollsRunning(), 0);
   EXPECT_EQ(RefsRequests(kLlama) + RefsRequests(kGemma), 0) << "nothing moved: no repo polled";
   EXPECT_GE(ListingRequests(), 1);
 
   hub_->AdvanceReplayClock(std::chrono::hours(10));  // Llama 3's 4th commit lands
-  const auto landed = std::chrono::steady_clock::now();
-  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 10));
-  EXPECT_LT(std::chrono::steady_clock::now() - landed, std::chrono::seconds(6))
-      << "within one listing interval and a few seconds";
+  NextListingRound();  // one listing interval, and no more, passes before it is found
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4));
   EXPECT_GE(RefsRequests(kLlama), 1);
   EXPECT_EQ(RefsRequests(kGemma), 0);
-  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kListing, 5), store::PollTrigger::kListing);
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kListing), store::PollTrigger::kListing);
 
   const uint16_t port = service_->api_port();
   const std::string metrics = Request(port, "GET", "/metrics").body;
@@ -142,7 +161,7 @@ TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
   config.poll.reconcile_interval_s = 3600;
   config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
   Start(config);
-  WaitForFirstPolls();
+  WaitForFirstPolls(false);
   const uint16_t port = service_->api_port();
   const std::string payload =
       R"({"event": {"action": "update", "scope": "repo.content"},
@@ -164,9 +183,8 @@ TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
   EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(100));
   ASSERT_EQ(accepted.status, 202) << accepted.body;
   EXPECT_EQ(accepted.json()["repo"], kLlama);
-  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 5));
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(3));
-  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kWebhook, 5), store::PollTrigger::kWebhook);
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4));  // no time passes: the webhook's poll runs at once
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kWebhook), store::PollTrigger::kWebhook);
   EXPECT_EQ(RefsRequests(kGemma), 0);
   // Other scopes and repos we do not track are ignored.
   const std::string discussion =
@@ -191,7 +209,7 @@ TEST_F(HintsTest, AWebhookFloodForOneRepoPollsItOnce) {
   config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
   captured_log_ = std::make_shared<CapturedLog>();
   Start(config);
-  WaitForFirstPolls();
+  WaitForFirstPolls(false);
   const uint16_t port = service_->api_port();
   const std::string payload =
       R"({"event": {"action": "update", "scope": "repo.content"},
@@ -209,10 +227,7 @@ TEST_F(HintsTest, AWebhookFloodForOneRepoPollsItOnce) {
   EXPECT_EQ(said["queued"], 1);
   EXPECT_LE(said["deferred"], 1);
   EXPECT_EQ(said["queued"] + said["deferred"] + said["already queued"], 150);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (RefsRequests(kLlama) < 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  EXPECT_TRUE(WaitUntil([&] { return RefsRequests(kLlama) >= 1 && PollsRunning() == 0; }));
   EXPECT_EQ(RefsRequests(kLlama), 1);
   const std::string metrics = Request(port, "GET", "/metrics").body;
   EXPECT_NE(metrics.find("hubwatch_hub_webhooks_total{outcome=\"duplicate\"} " +
@@ -238,9 +253,9 @@ TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMis
   Start(config);
   WaitForFirstPolls();
   hub_->AdvanceReplayClock(std::chrono::hours(10));
-  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 15));
-  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kReconcile, 5),
-            store::PollTrigger::kReconcile);
+  // The failing listing hints nothing: within a reconcile interval (4 s), the reconcile finds it.
+  ASSERT_TRUE(AdvanceUntil([&] { return Revisions(kLlama) >= 4; }, 8));
+  EXPECT_EQ(WaitForFoundBy(kLlama, store::PollTrigger::kReconcile), store::PollTrigger::kReconcile);
   const std::string metrics = Request(service_->api_port(), "GET", "/metrics").body;
   EXPECT_NE(metrics.find("hubwatch_hint_misses_total 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("hubwatch_listing_rounds_total{outcome=\"error\"}"), std::string::npos);
@@ -285,10 +300,7 @@ TEST_F(HintsTest, ASubscriberIsNotifiedOfWhatChangesAfterTrackingAndOfThePastOnl
     return ids;
   };
   auto wait_for = [&](const std::string& target, size_t n) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (delivered(target).size() < n && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    WaitUntil([&] { return delivered(target).size() >= n; });
     return delivered(target);
   };
   const std::set<std::string> past = advisory_ids();
@@ -297,15 +309,15 @@ TEST_F(HintsTest, ASubscriberIsNotifiedOfWhatChangesAfterTrackingAndOfThePastOnl
   EXPECT_TRUE(delivered("/news").empty()) << "the past is not news";
 
   hub_->AdvanceReplayClock(std::chrono::hours(10));  // Llama 3's 4th commit lands
-  ASSERT_TRUE(WaitForRevisions(kLlama, 4, 15));
+  NextListingRound();                                // which the listing shows
+  ASSERT_TRUE(WaitForRevisions(kLlama, 4));
   std::set<std::string> news;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (news.empty() && std::chrono::steady_clock::now() < deadline) {
+  WaitUntil([&] {
     for (const std::string& id : advisory_ids()) {
       if (!past.count(id)) news.insert(id);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+    return !news.empty();
+  });
   ASSERT_FALSE(news.empty());
   EXPECT_EQ(wait_for("/news", news.size()), news);
   std::set<std::string> all = past;

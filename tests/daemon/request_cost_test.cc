@@ -15,8 +15,8 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,6 +27,7 @@
 
 #include "tests/api/http_client.h"
 #include "tests/daemon/scratch_dir.h"
+#include "tests/daemon/wait_until.h"
 
 namespace hubwatch::testing {
 namespace {
@@ -166,15 +167,13 @@ class RequestCostTest : public ScratchDirTest {
       _exit(127);
     }
     // The log's ready line names the port: "... API on 127.0.0.1:PORT".
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
+    hubwatch::testing::WaitUntil([&] {
       const std::string log = Slurp(err);
       if (const size_t at = log.find("API on 127.0.0.1:"); at != std::string::npos) {
         port_ = static_cast<uint16_t>(std::atoi(log.c_str() + at + 17));
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a child's log
       }
-    }
+      return port_ != 0;
+    });
     ASSERT_NE(port_, 0) << Slurp(err);
     ASSERT_EQ(Request(port_, "GET", "/healthz").status, 200);
   }
@@ -227,10 +226,13 @@ class RequestCostTest : public ScratchDirTest {
     // The reply is sent before the worker that built it has released the request's memory, and
     // the connection closes after it: wait (up to 2 s) for the resident set to come back.
     ProcessSample after = Sample();
-    for (int i = 0; i < 200 && after.rss_mib - before.rss_mib > kMaxKeptMiB; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling the child's state
-      after = Sample();
-    }
+    hubwatch::testing::WaitUntil(
+        [&] {
+          if (after.rss_mib - before.rss_mib <= kMaxKeptMiB) return true;
+          after = Sample();
+          return after.rss_mib - before.rss_mib <= kMaxKeptMiB;
+        },
+        std::chrono::seconds(2));
     return {after.cpu_s - before.cpu_s, after.hwm_mib - before.rss_mib,
             after.rss_mib - before.rss_mib, r.status};
   }

@@ -2,7 +2,10 @@
 
 // The fixture of the `hubwatch serve` tests: fakehub with the incident fixtures on loopback, a
 // Service on a thread of its own with a scratch directory (store, token), and a notify socket
-// that reads what the service tells systemd.
+// that reads what the service tells systemd. With manual_time_ set, the service's time is the
+// fixture's: it starts at the real time and moves only when the test calls AdvanceTime, which
+// runs the daemon's timers due on the way (its tick, listing and derivative rounds, watchdog,
+// status). The Hub client's own waits (retries, rate limits) and fakehub stay on real time.
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/base_sink.h>
@@ -19,7 +22,11 @@
 #include "daemon/app/service.h"
 #include "daemon/service/log.h"
 #include "daemon/service/notify.h"
+#include "estimator/base/clock.h"
+#include "tests/api/http_client.h"
+#include "tests/daemon/wait_until.h"
 #include "tests/fakehub/fakehub.h"
+#include "tests/hub/manual_timer_clock.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::service::testing {
@@ -164,9 +171,57 @@ class ServiceTest : public ::testing::Test {
     } else {
       logger = *MakeLogger(LogFormat::kText, config.log.level);
     }
-    service_ = std::make_unique<app::Service>(
-        app::ServiceOptions{std::move(config), logger, reload}, notifier_);
+    app::ServiceOptions options{std::move(config), logger, reload};
+    if (manual_time_) {
+      options.clock = &time_;
+      options.timers = [this](boost::asio::io_context& loop) {
+        auto timers = std::make_unique<hubwatch::testing::ManualTimerClock>(loop, time_);
+        timers_ = timers.get();
+        return timers;
+      };
+    }
+    service_ = std::make_unique<app::Service>(std::move(options), notifier_);
     thread_ = std::thread([this] { exit_code_ = service_->Run(); });
+  }
+
+  // Moves the service's time forward by `by`, running each of its timers due on the way on the
+  // service's loop (their work, such as a poll, goes on after). REQUIRES: manual_time_, Start()
+  // and the service still running.
+  void AdvanceTime(std::chrono::milliseconds by) {
+    ASSERT_NE(timers_, nullptr) << "set manual_time_ before Start()";
+    ASSERT_TRUE(timers_->Advance(by)) << "the service's loop did not run a timer";
+  }
+
+  // Moves the service's time a second at a time until `done` holds, waiting up to a second of
+  // real time after each step for the work it started (work that ends later is seen by a later
+  // check), then, after `max_steps`, for the work alone. For an outcome that does not depend on
+  // how many steps it takes.
+  bool AdvanceUntil(const std::function<bool()>& done, int max_steps = 60) {
+    for (int i = 0; i < max_steps; ++i) {
+      if (done()) return true;
+      AdvanceTime(std::chrono::seconds(1));
+      if (::testing::Test::HasFatalFailure()) return false;
+      if (hubwatch::testing::WaitUntil(done, std::chrono::seconds(1))) return true;
+    }
+    return hubwatch::testing::WaitUntil(done);
+  }
+
+  // The value of `series` ("name{label=\"value\"}", exactly as /metrics writes it) on the
+  // running service's /metrics; 0 when absent.
+  double ServiceMetric(const std::string& series) {
+    const std::string body = api::testing::Request(service_->api_port(), "GET", "/metrics").body;
+    const std::string line = "\n" + series + " ";
+    const size_t at = body.find(line);
+    return at == std::string::npos ? 0 : std::stod(body.substr(at + line.size()));
+  }
+
+  // The polls running now, as /readyz's status line says ("...; 1 polling; ...").
+  int PollsRunning() {
+    const std::string body = api::testing::Request(service_->api_port(), "GET", "/readyz").body;
+    const size_t at = body.find(" polling;");
+    if (at == std::string::npos) return -1;
+    const size_t from = body.rfind(' ', at - 1) + 1;
+    return std::stoi(body.substr(from, at - from));
   }
 
   int Join() {
@@ -185,6 +240,10 @@ class ServiceTest : public ::testing::Test {
   // Set before Start() to keep what the service logs (at info and above).
   std::shared_ptr<CapturedLog> captured_log_;
   std::string dir_;
+  // Set before Start(): the service's time moves only with AdvanceTime. Default: real time.
+  bool manual_time_ = false;
+  ManualClock time_{SystemClock().UnixSeconds()};          // the service's time with manual_time_
+  hubwatch::testing::ManualTimerClock* timers_ = nullptr;  // the service's timers, once started
   NotifySocket notify_;
   Notifier notifier_;
   std::unique_ptr<app::Service> service_;

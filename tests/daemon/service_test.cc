@@ -5,7 +5,6 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
-#include <thread>
 
 #include "tests/daemon/service_env.h"
 
@@ -32,23 +31,23 @@ int64_t StoredRevisions(store::Store& store, const std::string& repo) {
   return revs.ok() ? static_cast<int64_t>(revs->size()) : -1;
 }
 
-// Waits up to `seconds` for `done(store)` on a fresh read connection to the service's store.
+// Waits for `done(store)` on a fresh read connection to the service's store.
 template <class Done>
-bool StoreReaches(const std::string& db, Done done, int seconds = 30) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
+bool StoreReaches(const std::string& db, Done done) {
+  return hubwatch::testing::WaitUntil([&] {
     auto store = store::Store::Open(db);
-    if (store.ok() && done(**store)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+    return store.ok() && done(**store);
+  });
 }
 
 TEST_F(ServiceTest, ReadyWatchdogStatusAndStoppingOnTheNotifySocket) {
+  manual_time_ = true;
   Start(Config({"google/gemma-7b-it"}), std::chrono::milliseconds(400));
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   EXPECT_TRUE(notify_.WaitFor("STATUS=watching 1 repos"));
+  AdvanceTime(std::chrono::milliseconds(200));  // half the watchdog interval
   EXPECT_TRUE(notify_.WaitFor("WATCHDOG=1", 5));
+  AdvanceTime(std::chrono::milliseconds(200));
   EXPECT_TRUE(notify_.WaitFor("WATCHDOG=1", 5));  // again: every half interval
   service_->Stop();
   EXPECT_TRUE(notify_.WaitFor("STOPPING=1"));
@@ -97,14 +96,9 @@ TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   ASSERT_TRUE(notify_.WaitFor("STATUS=watching 2 repos", 20));
   // The added repo is polled at once.
-  bool ingested = false;
-  for (int i = 0; i < 100 && !ingested; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto store = OpenStore();
-    auto revs = store->revisions().ListRevisions("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B");
-    ingested = revs.ok() && revs->size() == 3;
-  }
-  EXPECT_TRUE(ingested);
+  EXPECT_TRUE(StoreReaches(dir_ + "/hubwatch.db", [](store::Store& s) {
+    return StoredRevisions(s, "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B") == 3;
+  }));
   service_->Stop();
   EXPECT_EQ(Join(), 0);
 }
@@ -147,9 +141,11 @@ TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
   });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   const std::string db = dir_ + "/hubwatch.db";
-  for (int i = 0; i < 20; ++i) {  // SIGHUPs during a reload are coalesced into one more
+  // Twenty reloads while the ingest runs, each signal sent once the reload before it began (a
+  // SIGHUP during a reload is coalesced into one more: each still makes one).
+  for (int i = 0; i < 20; ++i) {
     kill(getpid(), SIGHUP);
-    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
   }
   EXPECT_TRUE(StoreReaches(db, [](store::Store& s) {
     return StoredRevisions(s, kLlama) == 5 && StoredRevisions(s, kMistral) == 7;

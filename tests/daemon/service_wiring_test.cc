@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <set>
-#include <thread>
 
 #include "daemon/subscriptions/signature.h"
 #include "tests/api/http_client.h"
@@ -24,16 +23,16 @@ constexpr const char kAdminToken[] = "admin-token-for-tests";
 
 class ServiceWiringTest : public testing::ServiceTest {
  protected:
-  // Polls `get` every 100 ms until `done` holds or 30 s pass.
+  // Calls `get` until `done(value)` holds or the work's timeout passes; returns the last value.
   template <class Get, class Done>
   auto WaitUntil(Get get, Done done) {
-    auto value = get();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!done(value) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      value = get();
-    }
-    return value;
+    return hubwatch::testing::WaitFor(get, done);
+  }
+
+  int64_t PendingDeliveries() {
+    auto store = OpenStore();
+    auto pending = store ? store->outbox().CountPendingDeliveries() : Result<int64_t>(-1);
+    return pending.ok() ? *pending : -1;
   }
 
   int64_t Now() const {
@@ -82,7 +81,8 @@ TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
   // ...and the subscription, once each, signed with its secret.
   auto hooks = WaitUntil([&] { return receiver.requests(); },
                          [&](const auto& r) { return r.size() >= advisory_ids.size(); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // no extra deliveries follow
+  // The outbox has nothing left to send: no extra deliveries follow.
+  EXPECT_TRUE(hubwatch::testing::WaitUntil([&] { return PendingDeliveries() == 0; }));
   hooks = receiver.requests();
   ASSERT_EQ(hooks.size(), advisory_ids.size());
   std::set<std::string> delivered, webhook_ids;

@@ -18,6 +18,7 @@
 #include "daemon/service/poll_metrics.h"
 #include "daemon/service/scheduler.h"
 #include "tests/daemon/service_env.h"
+#include "tests/hub/manual_timer_clock.h"
 
 namespace hubwatch::service {
 namespace {
@@ -184,11 +185,12 @@ TEST(WebhookBudget, TheShareIsTheConfigsPollWebhookBudgetPercent) {
 TEST(WebhookBudget, ThePollLoopLogsWebhooksNotPolledAtMostOnceAMinute) {
   boost::asio::io_context io;
   ManualClock clock(kWindowStart);
+  hubwatch::testing::ManualTimerClock timers(io, clock);  // the loop is never started: no timer
   auto captured = std::make_shared<testing::CapturedLog>();
   auto log = std::make_shared<spdlog::logger>("webhook-budget-test", captured);
   Metrics metrics;
   PollMetrics poll_metrics(metrics, clock);
-  PollLoop loop(io, clock, log, poll_metrics, {});
+  PollLoop loop(io, timers, log, poll_metrics, {});
   loop.SetOptions(HintsOn(8));  // a share of 2
   for (int i = 0; i < 5; ++i) loop.scheduler().Track("org/model-" + std::to_string(i), kFar);
   EXPECT_EQ(loop.Hint("org/model-0", Trigger::kWebhook), Outcome::kQueued);

@@ -24,7 +24,8 @@ class AsioClock final : public TimerClock {
     std::weak_ptr<bool> alive = alive_;
     timer->async_wait([this, id, alive, timer, fn = std::move(fn)](boost::system::error_code ec) {
       if (ec || alive.expired()) return;
-      timers_.erase(id);
+      // Cancelled after it expired, its completion already queued: cancel() cannot abort it.
+      if (timers_.erase(id) == 0) return;
       fn();
     });
     return id;
