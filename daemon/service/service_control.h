@@ -29,7 +29,7 @@ class ServiceControl {
   virtual Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) = 0;
   // /readyz: the store is open, the listener bound and the scheduler running.
   virtual bool ready() const = 0;
-  // One line: "watching 12 repos; last cycle 14s ago; 0 errors".
+  // One line: "watching 12 repos; 1 polling; last poll 14s ago; 0 errors" (PollLoop::StatusLine).
   virtual std::string status_line() const = 0;
   virtual std::vector<RepoSchedule> schedule() const = 0;
 };
