@@ -3,9 +3,9 @@
 // endpoints (metrics, health, readiness).
 
 #include <random>
-#include <thread>
 
 #include "tests/api/api_env.h"
+#include "tests/daemon/wait_until.h"
 
 namespace hubwatch::api::testing {
 namespace {
@@ -231,12 +231,8 @@ TEST_F(ApiTest, ConnectionCapAnswers503) {
   EXPECT_EQ(r.header("retry-after"), "1");
   EXPECT_EQ(Get("/healthz").status, 200);  // probes have slots of their own
   a.reset();                               // one leaves: there is room again
-  bool served = false;
-  for (int i = 0; i < 50 && !served; ++i) {
-    served = Get("/api/v1/repos").status == 200;
-    if (!served) std::this_thread::sleep_for(milliseconds(20));
-  }
-  EXPECT_TRUE(served);
+  // The server frees the slot when it sees the close.
+  EXPECT_TRUE(hubwatch::testing::WaitUntil([&] { return Get("/api/v1/repos").status == 200; }));
   EXPECT_NE(Get("/metrics").body.find("hubwatch_http_connections_rejected_total"),
             std::string::npos);
 }

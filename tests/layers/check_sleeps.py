@@ -8,10 +8,10 @@ sources (.cc, .h) of the folders below: std::this_thread::sleep_for or sleep_unt
 nanosleep, sleep(). A line may carry an exemption, `// sleep-ok: <reason>`, for a wait that is
 truly about another thread or process and has nothing to wait on; the reason is required.
 
-Scanned: tests/daemon, tests/subscriptions, tests/pipeline. Not scanned yet, each still sleeping
-for a reason of its own: tests/api (the API server's own timers and socket teardown: slots
-freed, header_timeout_s), tests/faults (the API's header timeout, polled fault outcomes), and the
-shell scripts (they wait for a process they started to print its port).
+Scanned: tests/daemon, tests/subscriptions, tests/pipeline, tests/api; benchmarks (*_bench.cc)
+measure wall time on purpose and are not. Not scanned yet, each still sleeping for a reason of
+its own: tests/faults (the API's header timeout, polled fault outcomes), and the shell scripts
+(they wait for a process they started to print its port).
 
 Usage: check_sleeps.py [REPO_ROOT] | --self-test. Exit 0 when clean; otherwise one line per sleep
 (file:line: what it calls) and exit 1.
@@ -22,7 +22,7 @@ import sys
 
 import checker_main
 
-SCANNED = ("tests/daemon", "tests/subscriptions", "tests/pipeline")
+SCANNED = ("tests/daemon", "tests/subscriptions", "tests/pipeline", "tests/api")
 SLEEP = re.compile(r"\b(sleep_for|sleep_until|usleep|nanosleep|sleep)\s*\(")
 EXEMPT = re.compile(r"//\s*sleep-ok:\s*\S")
 
@@ -43,6 +43,8 @@ def check(root: pathlib.Path):
         for path in sorted(base.rglob("*")):
             if path.suffix not in (".cc", ".h") or not path.is_file():
                 continue
+            if path.name.endswith("_bench.cc"):
+                continue
             rel = path.relative_to(root).as_posix()
             for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
                 m = SLEEP.search(code_of(line))
@@ -54,7 +56,7 @@ def check(root: pathlib.Path):
 
 def make_bad_tree(root: pathlib.Path):
     """Each way to sleep, among lines that must pass: an exempt wait, a sleep in a comment or a
-    string, a folder not scanned, a file that is not C++."""
+    string, a folder not scanned, a benchmark, a file that is not C++."""
     files = {
         "tests/daemon/a_test.cc": (
             "std::this_thread::sleep_for(std::chrono::seconds(3));\n"
@@ -65,6 +67,8 @@ def make_bad_tree(root: pathlib.Path):
         "tests/subscriptions/b.h": "  usleep(1000);\n",
         "tests/pipeline/c_test.cc": "std::this_thread::sleep_until(deadline);\n::sleep(2);\n",
         "tests/api/d_test.cc": "std::this_thread::sleep_for(kPause);\n",
+        "tests/api/load_bench.cc": "std::this_thread::sleep_for(std::chrono::seconds(10));\n",
+        "tests/faults/f_test.cc": "std::this_thread::sleep_for(kPause);\n",
         "tests/daemon/e.sh": "sleep 1\n",
     }
     for rel, text in files.items():
@@ -77,4 +81,5 @@ if __name__ == "__main__":
                                                      "tests/daemon/a_test.cc:5:",
                                                      "tests/subscriptions/b.h:1:",
                                                      "tests/pipeline/c_test.cc:1:",
-                                                     "tests/pipeline/c_test.cc:2:"]))
+                                                     "tests/pipeline/c_test.cc:2:",
+                                                     "tests/api/d_test.cc:1:"]))
