@@ -9,6 +9,7 @@
 
 #include "daemon/audit/findings_builder.h"
 #include "daemon/audit/yaml_args.h"
+#include "daemon/audit/yaml_scalar.h"
 
 namespace hubwatch::audit {
 namespace {
@@ -138,44 +139,6 @@ class Collector {
 
   std::vector<Entry> entries_;
 };
-
-std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-// A quoted scalar at s[0] ('"' or '\''): its value, and the length consumed (0 when the quote
-// does not close on this line).
-std::pair<std::string, size_t> Unquote(std::string_view s) {
-  char q = s[0];
-  std::string out;
-  for (size_t i = 1; i < s.size(); ++i) {
-    if (s[i] == q) {
-      if (q == '\'' && i + 1 < s.size() && s[i + 1] == '\'') {
-        out += '\'';
-        ++i;
-        continue;
-      }
-      return {out, i + 1};
-    }
-    if (q == '"' && s[i] == '\\' && i + 1 < s.size()) {
-      char e = s[++i];
-      out += (e == '"' || e == '\\' || e == '/') ? std::string(1, e) : std::string("\\") + e;
-      continue;
-    }
-    out += s[i];
-  }
-  return {std::string(), 0};
-}
-
-// A plain or quoted scalar value from s (after "key:" or "key ="), comments dropped.
-std::string ScalarValue(std::string_view s) {
-  if (s.empty()) return {};
-  if (s[0] == '"' || s[0] == '\'') return Unquote(s).first;
-  size_t hash = s.find(" #");
-  return std::string(TrimRight(s.substr(0, hash)));
-}
 
 class LineReader {
  public:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "daemon/audit/model_flags.h"
+#include "daemon/audit/yaml_scalar.h"
 
 namespace hubwatch::audit {
 namespace {
@@ -18,30 +19,6 @@ struct Arg {
   int line = 0;
   int column = 0;
 };
-
-std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-// A quoted scalar at s[0]: its value and the bytes it takes (0: it does not close here).
-std::pair<std::string, size_t> Unquote(std::string_view s) {
-  char q = s[0];
-  std::string out;
-  for (size_t i = 1; i < s.size(); ++i) {
-    if (s[i] == q && q == '\'' && i + 1 < s.size() && s[i + 1] == '\'') {
-      out += s[++i];
-    } else if (s[i] == q) {
-      return {std::move(out), i + 1};
-    } else if (q == '"' && s[i] == '\\' && i + 1 < s.size()) {
-      out += s[++i];
-    } else {
-      out += s[i];
-    }
-  }
-  return {std::string(), 0};
-}
 
 // Where the value of a `key: value` line starting at `pos` begins (kNone: not a key line).
 size_t KeyValueStart(std::string_view line, size_t pos) {
@@ -86,7 +63,7 @@ class ArgsReader {
       Flush();
       return Value(line, value, indent, number);
     }
-    list_.push_back({Scalar(line.substr(at)), number, static_cast<int>(at) + 1});
+    list_.push_back({ScalarValue(line.substr(at)), number, static_cast<int>(at) + 1});
   }
 
   void Flush() {
@@ -97,11 +74,6 @@ class ArgsReader {
   }
 
  private:
-  static std::string Scalar(std::string_view s) {
-    if (s[0] == '"' || s[0] == '\'') return Unquote(s).first;
-    return std::string(TrimRight(s.substr(0, s.find(" #"))));
-  }
-
   // The value of a key line from `value` on: a flow sequence starts, a block scalar hides what
   // follows.
   void Value(std::string_view line, size_t value, size_t indent, int number) {
