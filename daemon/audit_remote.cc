@@ -104,6 +104,40 @@ Result<const nlohmann::json*> ServerEvidence::DerivativeOf(const std::string& re
   return it == derivatives_.end() ? nullptr : &it->second.second;
 }
 
+Result<ServerEvidence::Resolved> ServerEvidence::Resolve(const std::string& repo,
+                                                         const std::string& revision) {
+  const auto key = std::make_pair(repo, revision);
+  if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
+  Result<std::optional<nlohmann::json>> rev =
+      api_.GetIfFound(RepoPath(repo) + "/revisions/" + UrlEscape(revision));
+  if (!rev.ok() && rev.error().code != ErrorCode::kInvalidInput) return rev.error();
+  Resolved out;
+  if (!rev.ok()) {
+    out.problem = rev.error().message.substr(std::string("--api: ").size());
+  } else if (!*rev) {
+    out.problem = "no revision " + revision + " of " + repo;
+  } else {
+    out.sha = Text(**rev, "sha");
+  }
+  resolved_[key] = out;
+  return out;
+}
+
+Result<const std::vector<audit::AuditAdvisory>*> ServerEvidence::Received(
+    const std::string& repo, const std::string& since) {
+  if (auto it = received_.find(repo); it != received_.end()) return &it->second;
+  RemoteAdvisoryQuery query;
+  query.repo = repo;
+  query.since = since;
+  Result<std::vector<store::AdvisoryRecord>> found = RemoteAdvisories(api_, query);
+  if (!found.ok()) return found.error();
+  std::vector<audit::AuditAdvisory>& list = received_[repo];
+  for (const store::AdvisoryRecord& r : *found) {
+    if (!r.withdrawn) list.push_back(audit::AuditAdvisoryOf(r));
+  }
+  return &list;
+}
+
 Result<std::vector<audit::Evidence>> ServerEvidence::Gather(
     const std::vector<audit::EvidenceRequest>& requests, const std::string& since) {
   std::vector<audit::Evidence> out(requests.size());
@@ -139,26 +173,17 @@ Result<std::vector<audit::Evidence>> ServerEvidence::Gather(
       continue;
     }
     if (Pinned(q.kind)) {
-      Result<std::optional<nlohmann::json>> rev =
-          api_.GetIfFound(RepoPath(q.repo) + "/revisions/" + UrlEscape(q.revision));
-      if (!rev.ok() && rev.error().code != ErrorCode::kInvalidInput) return rev.error();
-      if (!rev.ok() || !*rev) {
-        e.problem = rev.ok() ? "no revision " + q.revision + " of " + q.repo
-                             : rev.error().message.substr(std::string("--api: ").size());
-        continue;
-      }
-      e.sha = Text(**rev, "sha");
+      Result<Resolved> rev = Resolve(q.repo, q.revision);
+      if (!rev.ok()) return rev.error();
+      e.sha = rev->sha;
+      e.problem = rev->problem;
+      if (e.sha.empty()) continue;
       queries.push_back({{"package", {{"name", q.repo}}}, {"version", e.sha}});
       asked.push_back(i);
     } else if (!since.empty() && q.kind != audit::RevisionKind::kComputed) {
-      RemoteAdvisoryQuery query;
-      query.repo = q.repo;
-      query.since = since;
-      Result<std::vector<store::AdvisoryRecord>> found = RemoteAdvisories(api_, query);
-      if (!found.ok()) return found.error();
-      for (const store::AdvisoryRecord& r : *found) {
-        if (!r.withdrawn) e.advisories.push_back(audit::AuditAdvisoryOf(r));
-      }
+      Result<const std::vector<audit::AuditAdvisory>*> received = Received(q.repo, since);
+      if (!received.ok()) return received.error();
+      e.advisories = **received;
     }
   }
   if (asked.empty()) return out;

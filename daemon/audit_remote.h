@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon/api_client.h"
@@ -32,14 +33,25 @@ class ServerEvidence final : public audit::EvidenceSource {
     bool tracked = false;
     std::string newest;
   };
+  struct Resolved {
+    std::string sha;      // "" when the server has no such revision of the repo
+    std::string problem;  // why, then
+  };
   Result<RepoFacts> Facts(const std::string& repo);
+  // Each asked once however many references pin it: a pin's sha, and a repo's advisories
+  // since `since` (one `since` per Gather).
+  Result<Resolved> Resolve(const std::string& repo, const std::string& revision);
+  Result<const std::vector<audit::AuditAdvisory>*> Received(const std::string& repo,
+                                                            const std::string& since);
   Result<audit::AuditAdvisory> Advisory(const std::string& id);
   // The derivative entry (GET .../derivatives) of `repo` among the tracked repos', or null.
   Result<const nlohmann::json*> DerivativeOf(const std::string& repo);
 
   ApiClient& api_;
   std::map<std::string, RepoFacts> facts_;
-  std::map<std::string, audit::AuditAdvisory> advisories_;  // by id
+  std::map<std::string, audit::AuditAdvisory> advisories_;             // by id
+  std::map<std::pair<std::string, std::string>, Resolved> resolved_;   // by repo and revision
+  std::map<std::string, std::vector<audit::AuditAdvisory>> received_;  // by repo
   bool derivatives_read_ = false;
   std::map<std::string, std::pair<std::string, nlohmann::json>>
       derivatives_;  // id -> upstream, entry
