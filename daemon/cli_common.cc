@@ -32,7 +32,7 @@ Status ParseCommon(const Args& args, CommonFlags& flags, std::vector<std::string
 
 Result<Opened> OpenStoreFromConfig(const CommonFlags& flags) {
   if (flags.config.empty()) return Error::InvalidInput("--config FILE is required");
-  Result<service::DaemonConfig> config = service::LoadConfig(flags.config);
+  Result<config::DaemonConfig> config = config::LoadConfig(flags.config);
   if (!config.ok()) return config.error();
   Result<std::unique_ptr<store::Store>> store = store::Store::Open(config->store);
   if (!store.ok()) return store.error();

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon/commands.h"
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
@@ -29,7 +29,7 @@ Status ParseCommon(const Args& args, CommonFlags& flags, std::vector<std::string
                    const std::set<std::string>& value_flags);
 
 struct Opened {
-  service::DaemonConfig config;
+  config::DaemonConfig config;
   std::unique_ptr<store::Store> store;
 };
 // REQUIRES: flags.config set (else an error says so).

@@ -51,20 +51,20 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "poll-once", opened.error());
-  service::DaemonConfig& config = opened->config;
+  config::DaemonConfig& config = opened->config;
   store::Store& store = *opened->store;
   if (config.repos.empty()) {
     return Fail(err, "poll-once", Error::InvalidInput(config.path + ": no repos to poll"));
   }
   const int64_t now = SystemClock().UnixSeconds();
-  for (const service::RepoConfig& r : config.repos) {
+  for (const config::RepoConfig& r : config.repos) {
     store::RepoRecord record;
     record.id = r.id;
     record.refs = r.refs;
     record.added_at = now;
     if (Status s = store.repos().AddRepo(record); !s.ok()) return Fail(err, "poll-once", s);
   }
-  Result<hub::HubSettings> settings = service::HubSettingsFor(config);
+  Result<hub::HubSettings> settings = config::HubSettingsFor(config);
   if (!settings.ok()) return Fail(err, "poll-once", settings.error());
 
   boost::asio::io_context io;
@@ -78,7 +78,6 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
   hub::HubStack stack(io, std::move(client_options),
                       std::make_unique<pipeline::StoreEtagCache>(store, SystemClock()));
   pipeline::PollerOptions poller_options;
-  poller_options.interval_s = config.poll.interval_s;
   poller_options.advise_cosmetic = config.poll.advise_cosmetic;
   poller_options.log = [&err](std::string_view line) {
     err << "hubwatch: " << diff::EscapeForTerminal(line) << "\n";

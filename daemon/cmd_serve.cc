@@ -59,7 +59,7 @@ int RunServe(const Args& args, std::ostream& out, std::ostream& err) {
   // come from the heap and stay (SECURITY.md "What a request may cost").
   mallopt(M_MMAP_THRESHOLD, 128 << 10);
 #endif
-  Result<service::DaemonConfig> config = service::LoadConfig(flags.config);
+  Result<config::DaemonConfig> config = config::LoadConfig(flags.config);
   if (!config.ok()) return Fail(err, "serve", config.error());
   if (flags.values.count("--log-format")) config->log.format = flags.values["--log-format"];
   if (config->log.format != "text" && config->log.format != "json") {

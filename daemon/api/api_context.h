@@ -24,14 +24,13 @@
 #include "daemon/api/router.h"
 #include "daemon/page/estimate_cache.h"
 #include "daemon/page/lru_cache.h"
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 #include "estimator/estimate.h"
 #include "tracker/store/records.h"
 
 namespace hubwatch::service {
 class Metrics;
-class ServiceControl;
 class StoreAccess;
 }  // namespace hubwatch::service
 namespace hubwatch::store {
@@ -40,13 +39,15 @@ class Store;
 
 namespace hubwatch::api {
 
+class ServiceControl;
+
 class SubscriptionsHandler;
 
 struct ApiContext {
-  service::ApiConfig config;
+  config::ApiConfig config;
   service::StoreAccess* store = nullptr;
   service::Metrics* metrics = nullptr;
-  service::ServiceControl* control = nullptr;
+  api::ServiceControl* control = nullptr;
   SubscriptionsHandler* subscriptions = nullptr;
   std::optional<std::string> admin_token;
   std::optional<std::string> hub_webhook_secret;  // unset: no Hub webhook is expected

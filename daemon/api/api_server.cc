@@ -111,7 +111,7 @@ class ApiServer::Impl : public std::enable_shared_from_this<Impl> {
   uint16_t port_ = 0;
 };
 
-Result<std::unique_ptr<ApiServer>> ApiServer::Start(const service::ApiConfig& config,
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(const config::ApiConfig& config,
                                                     ApiDeps deps) {
   if (!deps.io || !deps.store || !deps.metrics) {
     return Error::InvalidInput("api: io, store and metrics are required");

@@ -43,7 +43,7 @@
 #include <optional>
 #include <string>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/result.h"
 
@@ -57,11 +57,12 @@ class Store;
 
 namespace hubwatch::service {
 class Metrics;
-class ServiceControl;
 class StoreAccess;
 }  // namespace hubwatch::service
 
 namespace hubwatch::api {
+
+class ServiceControl;
 
 class SubscriptionsHandler;
 
@@ -78,7 +79,7 @@ struct ApiDeps {
   boost::asio::io_context* io = nullptr;           // REQUIRED
   service::StoreAccess* store = nullptr;           // REQUIRED
   service::Metrics* metrics = nullptr;             // REQUIRED
-  service::ServiceControl* control = nullptr;      // null: /readyz is ready, no callbacks
+  api::ServiceControl* control = nullptr;      // null: /readyz is ready, no callbacks
   SubscriptionsHandler* subscriptions = nullptr;   // null: subscriptions answer 503
   std::optional<std::string> admin_token;          // unset: admin endpoints answer 403
   std::optional<std::string> hub_webhook_secret;   // unset: /api/v1/hub-webhooks answers 404
@@ -94,7 +95,7 @@ class ApiServer {
  public:
   // Binds and starts accepting. Errors: a listen address that does not parse, or bind/listen
   // failing (address in use, permission).
-  static Result<std::unique_ptr<ApiServer>> Start(const service::ApiConfig& config, ApiDeps deps);
+  static Result<std::unique_ptr<ApiServer>> Start(const config::ApiConfig& config, ApiDeps deps);
   ~ApiServer();  // Stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;

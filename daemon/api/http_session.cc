@@ -59,7 +59,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
   }
 
  private:
-  const service::ApiConfig& config() const { return core_->ctx().config; }
+  const config::ApiConfig& config() const { return core_->ctx().config; }
   std::chrono::seconds HeaderTimeout() const {
     const std::chrono::seconds t(std::max<int64_t>(1, config().header_timeout_s));
     return slot_ == Slot::kProbe ? std::min(t, kProbeHeaderTimeout) : t;

@@ -9,7 +9,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/subscriptions_handler.h"
-#include "daemon/service/service_control.h"
+#include "daemon/api/service_control.h"
 #include "daemon/service/store_access.h"
 #include "tracker/hub/repo_id.h"
 #include "tracker/store/store.h"

@@ -21,7 +21,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/service/metrics.h"
-#include "daemon/service/service_control.h"
+#include "daemon/api/service_control.h"
 #include "tracker/hub/repo_id.h"
 
 namespace hubwatch::api {
@@ -58,8 +58,8 @@ void Count(const ApiContext& ctx, const char* outcome) {
 }
 
 // How soon a hint's outcome polls: the lowest wins when an event names two repos.
-int Rank(service::Scheduler::HintOutcome outcome) {
-  using Outcome = service::Scheduler::HintOutcome;
+int Rank(schedule::Scheduler::HintOutcome outcome) {
+  using Outcome = schedule::Scheduler::HintOutcome;
   switch (outcome) {
     case Outcome::kQueued:
       return 0;
@@ -76,8 +76,8 @@ int Rank(service::Scheduler::HintOutcome outcome) {
 }
 
 // The metric's outcome label and the reply's "poll" for a tracked repo's hint.
-std::pair<const char*, const char*> Described(service::Scheduler::HintOutcome outcome) {
-  using Outcome = service::Scheduler::HintOutcome;
+std::pair<const char*, const char*> Described(schedule::Scheduler::HintOutcome outcome) {
+  using Outcome = schedule::Scheduler::HintOutcome;
   switch (outcome) {
     case Outcome::kQueued:
       return {"queued", "queued"};
@@ -144,7 +144,7 @@ HttpReply Handle(const ApiContext& ctx, RateLimit& limit, const HttpRequest& req
     Count(ctx, "bad_request");
     return BadRequest("a Hub webhook about a repo has repo.name");
   }
-  using Outcome = service::Scheduler::HintOutcome;
+  using Outcome = schedule::Scheduler::HintOutcome;
   std::optional<std::string> hinted;
   Outcome best = Outcome::kUntracked;  // of the repos named, the one that polls soonest
   for (const std::string& id : NamedRepos(body)) {

@@ -5,7 +5,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/service/metrics.h"
-#include "daemon/service/service_control.h"
+#include "daemon/api/service_control.h"
 
 namespace hubwatch::api {
 

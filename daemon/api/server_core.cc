@@ -27,7 +27,7 @@ void ReleaseFreedMemory() {
 
 }  // namespace
 
-ServerCore::ServerCore(const service::ApiConfig& config, ApiDeps deps,
+ServerCore::ServerCore(const config::ApiConfig& config, ApiDeps deps,
                        std::unique_ptr<ReadPool> pool)
     : io_(*deps.io), metrics_(*deps.metrics), pool_(std::move(pool)) {
   ctx_.config = config;

@@ -48,7 +48,7 @@ enum class Slot {
 class ServerCore {
  public:
   // `pool` may be null: every route runs on the network thread.
-  ServerCore(const service::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool);
+  ServerCore(const config::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool);
 
   const ApiContext& ctx() const { return ctx_; }
   SessionMetrics& metrics() { return metrics_; }

@@ -14,8 +14,8 @@ constexpr char kListingSource[] = "hub";
 
 }  // namespace
 
-service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& config, bool has_token) {
-  service::SchedulerOptions s;
+schedule::SchedulerOptions SchedulerOptionsFor(const config::DaemonConfig& config, bool has_token) {
+  schedule::SchedulerOptions s;
   s.interval_s = config.poll.interval_s;
   s.max_concurrent = config.poll.max_concurrent;
   s.quota = config.poll.api_quota ? config.poll.api_quota : DefaultQuota(has_token);
@@ -29,12 +29,10 @@ service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& confi
 // download count is a 30-day total, so a day is fresh enough for the model page.
 constexpr int64_t kHubInfoIntervalS = 86400;
 
-pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, const Clock& clock,
+pipeline::PollerOptions PollerOptionsFor(const config::DaemonConfig& config, const Clock& clock,
                                          service::ThreadedStoreAccess& store,
                                          std::shared_ptr<spdlog::logger> log) {
   pipeline::PollerOptions p;
-  p.interval_s = config.poll.interval_s;
-  p.reconcile_interval_s = config.poll.hints ? config.poll.reconcile_interval_s : 0;
   p.advise_cosmetic = config.poll.advise_cosmetic;
   p.hub_info_interval_s = kHubInfoIntervalS;
   p.settle_window_s = config.poll.settle_window_s;
@@ -55,17 +53,17 @@ pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, co
   return p;
 }
 
-service::ListingHints::Options ListingOptions(const service::DaemonConfig& config) {
+schedule::ListingHints::Options ListingOptions(const config::DaemonConfig& config) {
   return {.interval_s = config.poll.interval_s,
           .page_size = static_cast<int>(config.poll.listing_page_size)};
 }
 
-std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonConfig& config,
+std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonConfig& config,
                                                         const ListingParts& p) {
   std::optional<int64_t> watermark;
   Result<std::map<std::string, int64_t>> stored = p.store->reads().repos().ListingWatermarks();
   if (stored.ok() && stored->count(kListingSource)) watermark = stored->at(kListingSource);
-  service::ListingHints::Deps deps;
+  schedule::ListingHints::Deps deps;
   deps.clock = p.clock;
   deps.log = p.log;
   deps.metrics = p.metrics;
@@ -91,12 +89,12 @@ std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonCon
       return w.repos().SetListingWatermark(kListingSource, covered_until, now);
     });
   };
-  return std::make_unique<service::ListingHints>(std::move(deps), ListingOptions(config),
+  return std::make_unique<schedule::ListingHints>(std::move(deps), ListingOptions(config),
                                                  watermark);
 }
 
-void ApplyListing(std::unique_ptr<service::ListingHints>& listing,
-                  const service::DaemonConfig& config, const ListingParts& p) {
+void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
+                  const config::DaemonConfig& config, const ListingParts& p) {
   if (!config.poll.hints) {
     if (std::exchange(listing, nullptr)) {
       p.log->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
@@ -110,23 +108,23 @@ void ApplyListing(std::unique_ptr<service::ListingHints>& listing,
               config.poll.interval_s, config.poll.reconcile_interval_s);
 }
 
-void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
-                      const service::DaemonConfig& config, const ListingParts& p,
+void ApplyDerivatives(std::unique_ptr<schedule::DerivativeWatch>& watch,
+                      const config::DaemonConfig& config, const ListingParts& p,
                       store::DerivativeTargets targets, std::function<void()> published) {
-  const service::DerivativeWatch::Options options{.interval_s = config.poll.derivatives_interval_s};
+  const schedule::DerivativeWatch::Options options{.interval_s = config.poll.derivatives_interval_s};
   if (!watch) {
     if (std::none_of(config.repos.begin(), config.repos.end(),
-                     [](const service::RepoConfig& r) { return r.derivatives.enabled; })) {
+                     [](const config::RepoConfig& r) { return r.derivatives.enabled; })) {
       return;
     }
-    service::DerivativeWatch::Deps deps;
+    schedule::DerivativeWatch::Deps deps;
     deps.clock = p.clock;
     deps.log = p.log;
     deps.metrics = p.metrics;
     deps.hub = p.hub;
     deps.store = p.store;
     deps.polls_idle = [loop = p.loop, clock = p.clock] {
-      const service::Scheduler& s = loop->scheduler();
+      const schedule::Scheduler& s = loop->scheduler();
       const int64_t now = clock->UnixSeconds();
       std::optional<int64_t> wake = s.NextWake(now);
       return s.in_flight() == 0 && (!wake || *wake > now);
@@ -135,7 +133,7 @@ void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
       loop->scheduler().Spend(requests, clock->UnixSeconds());
     };
     deps.published = std::move(published);
-    watch = std::make_unique<service::DerivativeWatch>(std::move(deps), options);
+    watch = std::make_unique<schedule::DerivativeWatch>(std::move(deps), options);
     watch->Start();
   }
   watch->SetOptions(options);

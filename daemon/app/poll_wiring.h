@@ -10,10 +10,10 @@
 #include <memory>
 #include <optional>
 
-#include "daemon/service/config.h"
-#include "daemon/service/derivative_watch.h"
-#include "daemon/service/listing_hints.h"
-#include "daemon/service/poll_loop.h"
+#include "daemon/config/config.h"
+#include "daemon/schedule/derivative_watch.h"
+#include "daemon/schedule/listing_hints.h"
+#include "daemon/schedule/poll_loop.h"
 #include "daemon/service/store_access.h"
 #include "tracker/pipeline/poller.h"
 
@@ -25,36 +25,36 @@ struct ListingParts {
   service::Metrics* metrics = nullptr;
   hub::HubClient* hub = nullptr;
   service::ThreadedStoreAccess* store = nullptr;
-  service::PollLoop* loop = nullptr;
+  schedule::PollLoop* loop = nullptr;
 };
 
 // 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
 inline int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
 
-service::SchedulerOptions SchedulerOptionsFor(const service::DaemonConfig& config, bool has_token);
+schedule::SchedulerOptions SchedulerOptionsFor(const config::DaemonConfig& config, bool has_token);
 
 // The poller's options: its heavy work and its writes on the store thread, its lines in `log`.
-pipeline::PollerOptions PollerOptionsFor(const service::DaemonConfig& config, const Clock& clock,
+pipeline::PollerOptions PollerOptionsFor(const config::DaemonConfig& config, const Clock& clock,
                                          service::ThreadedStoreAccess& store,
                                          std::shared_ptr<spdlog::logger> log);
 
 // The listing's options in `config`.
-service::ListingHints::Options ListingOptions(const service::DaemonConfig& config);
+schedule::ListingHints::Options ListingOptions(const config::DaemonConfig& config);
 
 // A ListingHints reading on from the watermark stored by a previous run; not started.
-std::unique_ptr<service::ListingHints> MakeListingHints(const service::DaemonConfig& config,
+std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonConfig& config,
                                                         const ListingParts& parts);
 
 // Starts, renews or stops the listing hint as `config` says (a reload may turn hints on or off;
 // a round in flight is then dropped).
-void ApplyListing(std::unique_ptr<service::ListingHints>& listing,
-                  const service::DaemonConfig& config, const ListingParts& parts);
+void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
+                  const config::DaemonConfig& config, const ListingParts& parts);
 
 // Makes the derivatives' watch when a repo first asks for it (rounds only while the loop has no
 // poll due or running, requests spent from its budget, derivative advisories queued for
 // `targets`, `published` after each round); renews its repos and options on every call.
-void ApplyDerivatives(std::unique_ptr<service::DerivativeWatch>& watch,
-                      const service::DaemonConfig& config, const ListingParts& parts,
+void ApplyDerivatives(std::unique_ptr<schedule::DerivativeWatch>& watch,
+                      const config::DaemonConfig& config, const ListingParts& parts,
                       store::DerivativeTargets targets, std::function<void()> published);
 
 }  // namespace hubwatch::app

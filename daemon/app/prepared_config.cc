@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <set>
 
-#include "daemon/service/listen_address.h"
+#include "daemon/config/listen_address.h"
 #include "daemon/subscriptions/config_sync.h"
 
 namespace hubwatch::app {
@@ -14,31 +14,31 @@ Status CheckStorePath(const std::string& store) {
   if (store == ":memory:") return Status::Ok();
   std::error_code ec;
   if (std::filesystem::is_directory(store, ec)) {
-    return Error::InvalidInput("store " + service::QuoteForError(store, service::kMaxQuotedPath) +
+    return Error::InvalidInput("store " + config::QuoteForError(store, config::kMaxQuotedPath) +
                                " is a directory");
   }
   const std::filesystem::path dir = std::filesystem::path(store).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
     return Error::InvalidInput(
-        "store " + service::QuoteForError(store, service::kMaxQuotedPath) + ": the directory " +
-        service::QuoteForError(dir.string(), service::kMaxQuotedPath) + " does not exist");
+        "store " + config::QuoteForError(store, config::kMaxQuotedPath) + ": the directory " +
+        config::QuoteForError(dir.string(), config::kMaxQuotedPath) + " does not exist");
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<PreparedConfig> PrepareConfig(service::DaemonConfig config) {
-  if (Result<boost::asio::ip::tcp::endpoint> l = service::ParseListenAddress(config.api.listen);
+Result<PreparedConfig> PrepareConfig(config::DaemonConfig config) {
+  if (Result<boost::asio::ip::tcp::endpoint> l = config::ParseListenAddress(config.api.listen);
       !l.ok()) {
     return l.error();
   }
   if (Status s = CheckStorePath(config.store); !s.ok()) return s.error();
-  Result<hub::HubSettings> hub = service::HubSettingsFor(config);
+  Result<hub::HubSettings> hub = config::HubSettingsFor(config);
   if (!hub.ok()) return hub.error();
-  Result<std::optional<std::string>> admin = service::ReadAdminToken(config);
+  Result<std::optional<std::string>> admin = config::ReadAdminToken(config);
   if (!admin.ok()) return admin.error();
-  Result<std::optional<std::string>> hub_webhook = service::ReadWebhookSecret(config);
+  Result<std::optional<std::string>> hub_webhook = config::ReadWebhookSecret(config);
   if (!hub_webhook.ok()) return hub_webhook.error();
   Result<std::vector<store::Subscription>> subscriptions =
       subscriptions::LoadConfigSubscriptions(config.subscriptions, config.webhooks);
@@ -49,8 +49,8 @@ Result<PreparedConfig> PrepareConfig(service::DaemonConfig config) {
 
 std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
                                             const PreparedConfig& next) {
-  const service::DaemonConfig& a = running.config;
-  const service::DaemonConfig& b = next.config;
+  const config::DaemonConfig& a = running.config;
+  const config::DaemonConfig& b = next.config;
   std::vector<std::string> keys;
   auto check = [&keys](bool differs, const char* key) {
     if (differs) keys.push_back(key);
@@ -79,7 +79,7 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
   ConfigWrite out;
   Status s = writer.Atomically([&]() -> Status {
     std::set<std::string> listed;
-    for (const service::RepoConfig& r : config.config.repos) {
+    for (const config::RepoConfig& r : config.config.repos) {
       store::RepoRecord record;
       record.id = r.id;
       record.refs = r.refs;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 #include "tracker/hub/hub_settings.h"
 #include "tracker/store/store.h"
@@ -25,7 +25,7 @@
 namespace hubwatch::app {
 
 struct PreparedConfig {
-  service::DaemonConfig config;
+  config::DaemonConfig config;
   hub::HubSettings hub;                            // endpoint and token (config, else environment)
   std::optional<std::string> admin_token;          // from admin_token_file
   std::optional<std::string> hub_webhook_secret;   // from hub.webhook_secret_file
@@ -35,7 +35,7 @@ struct PreparedConfig {
 // Checks `config` as a start needs it: `listen` an address, the store's directory present, the
 // token, admin token and webhook secret files readable and well-formed, the webhook targets
 // allowed. Errors are bad input and name the key. Reads files; any thread.
-Result<PreparedConfig> PrepareConfig(service::DaemonConfig config);
+Result<PreparedConfig> PrepareConfig(config::DaemonConfig config);
 
 // The keys that take effect only at a restart and whose values differ between the two, in
 // config order ("listen", "store", "hub.endpoint", ...). Secrets are compared by content and

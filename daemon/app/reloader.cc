@@ -4,7 +4,7 @@
 
 namespace hubwatch::app {
 
-Reloader::Reloader(std::function<Result<service::DaemonConfig>()> read,
+Reloader::Reloader(std::function<Result<config::DaemonConfig>()> read,
                    const PreparedConfig& running, ReloadTarget& target,
                    const service::Notifier& notify, service::Metrics& metrics,
                    std::shared_ptr<spdlog::logger> log)
@@ -22,7 +22,7 @@ void Reloader::Reload() {
   }
   (void)notify_.Reloading();
   log_->info("SIGHUP: reloading {}", running_.config.path);
-  Result<service::DaemonConfig> read = read_();
+  Result<config::DaemonConfig> read = read_();
   Result<PreparedConfig> next =
       read.ok() ? PrepareConfig(std::move(read).value()) : Result<PreparedConfig>(read.error());
   if (!next.ok()) {

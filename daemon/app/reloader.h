@@ -13,7 +13,7 @@
 #include <string>
 
 #include "daemon/app/prepared_config.h"
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "daemon/service/metrics.h"
 #include "daemon/service/notify.h"
 #include "estimator/base/result.h"
@@ -42,7 +42,7 @@ class Reloader {
  public:
   // `read` reads the configuration file again; `running` is what the service started with (the
   // keys that need a restart keep its values).
-  Reloader(std::function<Result<service::DaemonConfig>()> read, const PreparedConfig& running,
+  Reloader(std::function<Result<config::DaemonConfig>()> read, const PreparedConfig& running,
            ReloadTarget& target, const service::Notifier& notify, service::Metrics& metrics,
            std::shared_ptr<spdlog::logger> log);
 
@@ -52,7 +52,7 @@ class Reloader {
   // result: "applied", "rejected" (the configuration is invalid) or "failed" (the store).
   void End(const char* result);
 
-  std::function<Result<service::DaemonConfig>()> read_;
+  std::function<Result<config::DaemonConfig>()> read_;
   const PreparedConfig& running_;
   ReloadTarget& target_;
   const service::Notifier& notify_;

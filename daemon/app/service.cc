@@ -17,9 +17,9 @@
 #include "daemon/app/reloader.h"
 #include "daemon/service/metrics.h"
 #include "daemon/service/notify.h"
-#include "daemon/service/poll_loop.h"
-#include "daemon/service/poll_metrics.h"
-#include "daemon/service/service_control.h"
+#include "daemon/schedule/poll_loop.h"
+#include "daemon/schedule/poll_metrics.h"
+#include "daemon/api/service_control.h"
 #include "daemon/service/service_etag_cache.h"
 #include "daemon/service/signals.h"
 #include "daemon/service/status_reporter.h"
@@ -38,19 +38,12 @@ constexpr auto kStopDeadline = std::chrono::seconds(9);
 
 std::string ListenHost(const std::string& listen) { return listen.substr(0, listen.rfind(':')); }
 
-// Every tracked repo with when it is due and whether a poll of it is running.
-std::vector<service::RepoSchedule> ScheduleOf(const service::Scheduler& s) {
-  std::vector<service::RepoSchedule> out;
-  for (const auto& [repo, at] : s.due()) out.push_back({repo, at, s.polling(repo)});
-  return out;
-}
-
 }  // namespace
 
 // The wiring: opens the store, builds the hub client, the poller, the webhooks and the API on
 // one io_context, and runs it; starts and stops them in order. The poll loop, the status
 // reporter and the reloader do the rest.
-class Service::Impl final : public service::ServiceControl, public ReloadTarget {
+class Service::Impl final : public api::ServiceControl, public ReloadTarget {
  public:
   Impl(ServiceOptions options, const service::Notifier& notifier)
       : options_(std::move(options)),
@@ -60,7 +53,11 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
         deadline_(io_),
         timers_(options_.timers ? options_.timers(io_) : hub::MakeAsioClock(io_)),
         loop_(io_, *timers_, log_, poll_metrics_,
-              {.published = [this] { OnPublished(); }, .drained = [this] { OnDrained(); }}) {}
+              {.published = [this] { OnPublished(); },
+               .drained = [this] { OnDrained(); },
+               .scheduled = [this](const std::string& repo, int64_t at) {
+                 RecordNextPoll(repo, at);
+               }}) {}
 
   int Run() {
     // signals_ has installed its handlers: a signal is now queued for it, not fatal.
@@ -71,7 +68,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     Result<PreparedConfig> prepared = PrepareConfig(std::move(options_.config));
     if (!prepared.ok()) return Fatal(prepared.error());
     started_ = std::make_unique<const PreparedConfig>(std::move(prepared).value());
-    const service::DaemonConfig& config = started_->config;
+    const config::DaemonConfig& config = started_->config;
     Result<std::unique_ptr<service::ThreadedStoreAccess>> access =
         service::ThreadedStoreAccess::Open(io_, config.store,
                                            {.cache_kib = service::kDaemonPageCacheKib});
@@ -113,8 +110,8 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     Apply(*started_, *wrote);
 
     reloader_ = std::make_unique<Reloader>(
-        [this, config_path]() -> Result<service::DaemonConfig> {
-          return options_.reload ? options_.reload() : service::LoadConfig(config_path);
+        [this, config_path]() -> Result<config::DaemonConfig> {
+          return options_.reload ? options_.reload() : config::LoadConfig(config_path);
         },
         *started_, *this, notify_, metrics_, log_);
     status_ = std::make_unique<service::StatusReporter>(*timers_, notify_, metrics_, loop_,
@@ -153,15 +150,12 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     loop_.scheduler().Untrack(id);
     UpdateRepoGauge();
   }
-  service::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
-    if (stopping_) return service::Scheduler::HintOutcome::kUntracked;
+  schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
+    if (stopping_) return schedule::Scheduler::HintOutcome::kUntracked;
     return loop_.Hint(id, trigger);
   }
   bool ready() const override { return ready_ && !stopping_; }
   std::string status_line() const override { return loop_.StatusLine(); }
-  std::vector<service::RepoSchedule> schedule() const override {
-    return ScheduleOf(loop_.scheduler());
-  }
 
   // ReloadTarget, for the start and the reloader: the store write on the store thread (`done`
   // runs on this thread with its status, `wrote` filled when it is ok)...
@@ -179,7 +173,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   // ...and what follows it, in memory: cannot fail.
   void Apply(const PreparedConfig& config, const ConfigWrite& wrote) override {
     ApplyOptions(config.config);
-    service::Scheduler& scheduler = loop_.scheduler();
+    schedule::Scheduler& scheduler = loop_.scheduler();
     for (const std::string& id : wrote.untracked) {
       scheduler.Untrack(id);
       log_->info("{}: untracked, the configuration no longer lists it", id);
@@ -194,6 +188,11 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   bool stopping() const override { return stopping_; }
 
  private:
+  // The scheduler's decision, in the store: a write nobody waits for (lost, the repo is due
+  // again sooner after a restart, never later).
+  void RecordNextPoll(const std::string& repo, int64_t at) {
+    store_->WriteSoon([repo, at](store::Store& w) { return w.repos().SetNextPoll(repo, at); });
+  }
   // Exit status 2 for bad input (the configuration), 1 for anything else.
   int Fatal(const Error& why) {
     log_->error("{}", why.message);
@@ -219,7 +218,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
     return *done;
   }
 
-  Status StartApi(const service::DaemonConfig& config, const std::string& hub_url) {
+  Status StartApi(const config::DaemonConfig& config, const std::string& hub_url) {
     const std::optional<std::string>& admin = started_->admin_token;
     api::ApiDeps deps;
     deps.io = &io_;
@@ -243,7 +242,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   }
 
   // The listing hint and the derivatives' watch as `config` says (started, renewed, stopped).
-  void StartBackgroundReads(const service::DaemonConfig& config) {
+  void StartBackgroundReads(const config::DaemonConfig& config) {
     ApplyListing(listing_, config, Parts());
     ApplyDerivatives(derivatives_, config, Parts(), webhooks_->derivative_targets(),
                      [this] { OnPublished(); });
@@ -264,7 +263,7 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   }
 
   // The scheduler's and the poller's options from `config`; running polls keep their own.
-  void ApplyOptions(const service::DaemonConfig& config) {
+  void ApplyOptions(const config::DaemonConfig& config) {
     loop_.SetOptions(SchedulerOptionsFor(config, has_token_));
     if (ready_) StartBackgroundReads(config);  // the start begins them once the loop runs
     pipeline::PollerOptions p = PollerOptionsFor(config, clock_, *store_, log_);
@@ -334,13 +333,13 @@ class Service::Impl final : public service::ServiceControl, public ReloadTarget 
   boost::asio::steady_timer deadline_;  // real time: the stop's safety net, whatever the clock
   std::unique_ptr<TimerClock> timers_;  // the daemon's: outlives everything that sets them
   service::Metrics metrics_;
-  service::PollMetrics poll_metrics_{metrics_, clock_};
-  service::PollLoop loop_;
+  schedule::PollMetrics poll_metrics_{metrics_, clock_};
+  schedule::PollLoop loop_;
   std::unique_ptr<service::ThreadedStoreAccess> store_;
   std::unique_ptr<hub::HubStack> hub_;
   std::unique_ptr<pipeline::Poller> poller_;
-  std::unique_ptr<service::ListingHints> listing_;
-  std::unique_ptr<service::DerivativeWatch> derivatives_;
+  std::unique_ptr<schedule::ListingHints> listing_;
+  std::unique_ptr<schedule::DerivativeWatch> derivatives_;
   std::unique_ptr<subscriptions::Webhooks> webhooks_;
   std::unique_ptr<api::ApiServer> api_;
   std::unique_ptr<Reloader> reloader_;

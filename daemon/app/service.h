@@ -10,7 +10,7 @@
 //                    of ingesting a revision (diff engines, estimate, OSV, the commit), which
 //                    the poller offloads there
 // The Service owns everything; components get references and must not outlive it. It wires
-// them (this file); service::PollLoop ticks, service::StatusReporter pings the watchdog and
+// them (this file); schedule::PollLoop ticks, service::StatusReporter pings the watchdog and
 // reports the status, Reloader answers SIGHUP.
 //
 // Lifecycle: READY=1 once the store is open, the listener bound and the first schedule armed;
@@ -27,7 +27,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/result.h"
 
@@ -46,10 +46,10 @@ class Notifier;
 namespace hubwatch::app {
 
 struct ServiceOptions {
-  service::DaemonConfig config;
+  config::DaemonConfig config;
   std::shared_ptr<spdlog::logger> logger;
   // Re-reads the configuration on SIGHUP (default: LoadConfig(config.path)).
-  std::function<Result<service::DaemonConfig>()> reload;
+  std::function<Result<config::DaemonConfig>()> reload;
   const Clock* clock = &SystemClock();  // never null; thread-safe
   // Makes the clock of the daemon's timers (the poll loop's tick, the listing's and the
   // derivatives' rounds, the watchdog and the status) on the service's event loop, once, at

@@ -13,7 +13,7 @@ constexpr auto kStatusEvery = std::chrono::seconds(10);
 }  // namespace
 
 StatusReporter::StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics,
-                               const PollLoop& loop, store::Store& reads)
+                               const LoopHealth& loop, store::Store& reads)
     : clock_(clock), notify_(notify), metrics_(metrics), loop_(loop), reads_(reads) {}
 
 StatusReporter::~StatusReporter() { Stop(); }
@@ -46,7 +46,7 @@ void StatusReporter::Report() {
   if (stopped_) return;
   ReportNow();
   metrics_.gauge("hubwatch_polls_in_flight", "polls running")
-      .Set(static_cast<double>(loop_.scheduler().in_flight()));
+      .Set(static_cast<double>(loop_.polls_in_flight()));
   ReportStoreContents(metrics_, reads_);
   status_ = clock_.RunAt(clock_.Now() + kStatusEvery, [this] {
     status_.reset();

@@ -14,7 +14,7 @@
 
 #include "daemon/service/metrics.h"
 #include "daemon/service/notify.h"
-#include "daemon/service/poll_loop.h"
+#include "daemon/service/loop_health.h"
 #include "estimator/base/clock.h"
 #include "tracker/store/store.h"
 
@@ -22,7 +22,7 @@ namespace hubwatch::service {
 
 class StatusReporter {
  public:
-  StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics, const PollLoop& loop,
+  StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics, const LoopHealth& loop,
                  store::Store& reads);
   ~StatusReporter();
   StatusReporter(const StatusReporter&) = delete;
@@ -41,7 +41,7 @@ class StatusReporter {
   TimerClock& clock_;
   const Notifier& notify_;
   Metrics& metrics_;
-  const PollLoop& loop_;
+  const LoopHealth& loop_;
   store::Store& reads_;
   std::optional<TimerId> watchdog_, status_;  // each set until it fires
   bool stopped_ = false;

@@ -8,11 +8,11 @@
 
 namespace hubwatch::subscriptions {
 Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
-    const std::vector<service::SubscriptionConfig>& entries, const service::WebhookConfig& webhooks) {
+    const std::vector<config::SubscriptionConfig>& entries, const config::WebhookConfig& webhooks) {
   std::vector<store::Subscription> out;
   std::set<std::string> urls;
   for (size_t i = 0; i < entries.size(); ++i) {
-    const service::SubscriptionConfig& e = entries[i];
+    const config::SubscriptionConfig& e = entries[i];
     const std::string where = "subscriptions[" + std::to_string(i) + "]";
     if (Status s = CheckTargetUrl(e.url, webhooks.allow_private_targets); !s.ok()) {
       return Error::InvalidInput(where + ".url: " + s.error().message);
@@ -23,11 +23,11 @@ Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
     if (Status s = CheckFilters(e.repos, e.kinds, e.min_impact); !s.ok()) {
       return Error::InvalidInput(where + ": " + s.error().message);
     }
-    Result<std::string> secret = service::ReadSecretFile(e.secret_file, where + ".secret_file");
+    Result<std::string> secret = config::ReadSecretFile(e.secret_file, where + ".secret_file");
     if (!secret.ok()) return secret.error();
     if (Result<std::string> key = ParseSecret(*secret); !key.ok()) {
       return Error::InvalidInput(where + ".secret_file: " +
-                                 service::QuoteForError(e.secret_file, service::kMaxQuotedPath) +
+                                 config::QuoteForError(e.secret_file, config::kMaxQuotedPath) +
                                  ": " + key.error().message);
     }
     store::Subscription s;

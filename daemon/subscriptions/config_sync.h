@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 #include "tracker/store/store.h"
 
@@ -20,6 +20,6 @@ namespace hubwatch::subscriptions {
 // CheckFilters, URLs unique. Errors name the entry ("subscriptions[1].secret_file: ...") and
 // never the secret. Reads files; any thread.
 Result<std::vector<store::Subscription>> LoadConfigSubscriptions(
-    const std::vector<service::SubscriptionConfig>& entries, const service::WebhookConfig& webhooks);
+    const std::vector<config::SubscriptionConfig>& entries, const config::WebhookConfig& webhooks);
 
 }  // namespace hubwatch::subscriptions

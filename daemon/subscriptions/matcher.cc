@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 
 namespace hubwatch::subscriptions {
 namespace {
@@ -30,7 +30,7 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
   for (const std::string& k : kinds) {
     diff::ChangeKind kind;
     if (!diff::ParseKind(k, kind))
-      return Error::InvalidInput("unknown change kind " + service::QuoteForError(k));
+      return Error::InvalidInput("unknown change kind " + config::QuoteForError(k));
   }
   if (!diff::ParseImpact(min_impact)) {
     return Error::InvalidInput("min_impact must be cosmetic, behavioral or breaking");

@@ -56,7 +56,7 @@ Webhooks::Webhooks(boost::asio::io_context& io, service::StoreAccess& store,
 
 Webhooks::~Webhooks() { Stop(); }
 
-void Webhooks::Apply(const service::WebhookConfig& policy,
+void Webhooks::Apply(const config::WebhookConfig& policy,
                      const std::vector<store::Subscription>& subscriptions,
                      const store::SubscriptionSync& sync) {
   parts_->deliverer->SetPolicy(policy.retry_for_s, std::chrono::seconds(policy.timeout_s),

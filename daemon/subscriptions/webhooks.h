@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 #include "tracker/diff/change.h"
 #include "tracker/pipeline/poller.h"
@@ -51,7 +51,7 @@ class Webhooks {
 
   // `subscriptions`: every subscription in the store after the write; `sync`: what the write
   // changed among the config's. Cannot fail.
-  void Apply(const service::WebhookConfig& policy,
+  void Apply(const config::WebhookConfig& policy,
              const std::vector<store::Subscription>& subscriptions,
              const store::SubscriptionSync& sync);
   void Kick();

@@ -21,7 +21,7 @@
 #include "daemon/api/api_server.h"
 #include "daemon/api/subscriptions_handler.h"
 #include "daemon/service/metrics.h"
-#include "daemon/service/service_control.h"
+#include "daemon/api/service_control.h"
 #include "daemon/service/store_access.h"
 #include "tests/api/api_fixture.h"
 #include "tests/api/http_client.h"
@@ -34,7 +34,7 @@ inline constexpr const char kAdminToken[] = "s3cret-admin-token";
 // The server's clock: three days after ingestion.
 inline constexpr int64_t kServerNow = kIngestNow + 3 * 86400;
 
-class RecordingControl : public service::ServiceControl {
+class RecordingControl : public api::ServiceControl {
  public:
   void RepoAdded(const std::string& id) override {
     std::lock_guard lock(mu_);
@@ -44,19 +44,18 @@ class RecordingControl : public service::ServiceControl {
     std::lock_guard lock(mu_);
     removed_.push_back(id);
   }
-  service::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
+  schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
     std::lock_guard lock(mu_);
     hints_.emplace_back(id, trigger);
-    if (id.starts_with("untracked/")) return service::Scheduler::HintOutcome::kUntracked;
-    if (id.starts_with("deferred/")) return service::Scheduler::HintOutcome::kDeferred;
-    if (id.starts_with("dropped/")) return service::Scheduler::HintOutcome::kDropped;
+    if (id.starts_with("untracked/")) return schedule::Scheduler::HintOutcome::kUntracked;
+    if (id.starts_with("deferred/")) return schedule::Scheduler::HintOutcome::kDeferred;
+    if (id.starts_with("dropped/")) return schedule::Scheduler::HintOutcome::kDropped;
     return hints_.size() > 1 && hints_[hints_.size() - 2].first == id
-               ? service::Scheduler::HintOutcome::kAlreadyQueued
-               : service::Scheduler::HintOutcome::kQueued;
+               ? schedule::Scheduler::HintOutcome::kAlreadyQueued
+               : schedule::Scheduler::HintOutcome::kQueued;
   }
   bool ready() const override { return ready_; }
   std::string status_line() const override { return "watching 2 repos; last cycle 3s ago"; }
-  std::vector<service::RepoSchedule> schedule() const override { return {}; }
 
   std::vector<std::string> added() const {
     std::lock_guard lock(mu_);
@@ -202,7 +201,7 @@ class ApiTest : public ::testing::Test {
     return a.ok() ? *a : std::vector<store::AdvisoryRecord>{};
   }
 
-  service::ApiConfig config_;
+  config::ApiConfig config_;
   ManualClock clock_{kServerNow};  // the server's time; a test may set it before StartServer
   ApiDeps deps_;
   boost::asio::io_context io_;

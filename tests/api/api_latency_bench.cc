@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   boost::asio::io_context io;
   service::InlineStoreAccess access(**store);
   service::Metrics metrics;
-  service::ApiConfig config;
+  config::ApiConfig config;
   config.listen = "127.0.0.1:0";
   api::ApiDeps deps;
   deps.io = &io;

@@ -2,7 +2,7 @@
 // escaped error (never an exception), ref names and secrets are checked as the admin API checks
 // them, and PrepareConfig refuses what a start cannot run, naming the key.
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "daemon/app/prepared_config.h"
 #include "tests/daemon/scratch_dir.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 namespace {
 
 // The message of a config that must be refused.
@@ -312,4 +312,4 @@ TEST_F(ConfigFiles, TheKeysThatNeedARestartAreNamedSecretsByKeyOnly) {
 }
 
 }  // namespace
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -47,7 +47,7 @@ class DerivativesServiceTest : public ServiceTest {
 
 TEST_F(DerivativesServiceTest, ARoundFollowsThePollAndStoresEveryDerivativeWithItsStatuses) {
   captured_log_ = std::make_shared<CapturedLog>();
-  DaemonConfig config = Config({kUpstream, "google/gemma-7b-it"});
+  config::DaemonConfig config = Config({kUpstream, "google/gemma-7b-it"});
   config.repos[0].derivatives.enabled = true;
   Start(config);
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
@@ -97,10 +97,10 @@ TEST_F(DerivativesServiceTest, ARoundFollowsThePollAndStoresEveryDerivativeWithI
 // again; with the interval passed, the next tick looked it up among the followed repos and threw.)
 TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurtherRound) {
   captured_log_ = std::make_shared<CapturedLog>();
-  DaemonConfig config = Config({kUpstream, "google/gemma-7b-it"});
+  config::DaemonConfig config = Config({kUpstream, "google/gemma-7b-it"});
   config.repos[0].derivatives.enabled = true;
   config.poll.derivatives_interval_s = 1;  // rounds due again at once, were it still followed
-  DaemonConfig dropped = Config({"google/gemma-7b-it"});
+  config::DaemonConfig dropped = Config({"google/gemma-7b-it"});
   dropped.poll.derivatives_interval_s = 1;
   fakehub::FaultRule slow;  // the round's listings wait: the reload lands inside it
   slow.path_regex = "^/api/models$";
@@ -114,7 +114,7 @@ TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurt
     }
     return n;
   };
-  Start(config, std::nullopt, [dropped] { return Result<DaemonConfig>(dropped); });
+  Start(config, std::nullopt, [dropped] { return Result<config::DaemonConfig>(dropped); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   StartFirstRound(2);
   ASSERT_TRUE(WaitUntil([&] { return listings() > 0; })) << "the round never started";
@@ -149,7 +149,7 @@ TEST_F(DerivativesServiceTest, AReloadThatDropsTheRepoDuringItsRoundStartsNoFurt
 TEST_F(DerivativesServiceTest,
        AThousandSpamChildrenLeaveEveryRealDerivativeCheckedWithinTwoRounds) {
   captured_log_ = std::make_shared<CapturedLog>();
-  DaemonConfig config = Config({kUpstream});
+  config::DaemonConfig config = Config({kUpstream});
   config.repos[0].derivatives.enabled = true;  // max 200, every relation
   config.poll.interval_s = 1;  // the Hub's listing, read every second, hints at the pushed fix
   config.poll.reconcile_interval_s = 3600;

@@ -41,8 +41,8 @@ class HintsTest : public ServiceTest {
     hub_ = std::move(hub).value();
   }
 
-  service::DaemonConfig HintsConfig() {
-    service::DaemonConfig c = Config({kLlama, kGemma});
+  config::DaemonConfig HintsConfig() {
+    config::DaemonConfig c = Config({kLlama, kGemma});
     c.poll.hints = true;
     c.poll.interval_s = 1;  // the listing's interval
     c.poll.reconcile_interval_s = 3600;
@@ -156,7 +156,7 @@ TEST_F(HintsTest, TheListingPollsOnlyTheRepoThatMovedAndSaysSo) {
 }
 
 TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
-  service::DaemonConfig config = HintsConfig();
+  config::DaemonConfig config = HintsConfig();
   config.poll.interval_s = 3600;  // one listing round, at the start
   config.poll.reconcile_interval_s = 3600;
   config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
@@ -203,7 +203,7 @@ TEST_F(HintsTest, AHubWebhookPollsTheRepoAtOnceAndIsCheckedFirst) {
 // A holder of the webhook secret floods one repo: one poll now, one at the end of the 60 s gap,
 // every other webhook merged into those; said once in the log and counted in /metrics.
 TEST_F(HintsTest, AWebhookFloodForOneRepoPollsItOnce) {
-  service::DaemonConfig config = HintsConfig();
+  config::DaemonConfig config = HintsConfig();
   config.poll.interval_s = 3600;  // one listing round, at the start
   config.poll.reconcile_interval_s = 3600;
   config.hub.webhook_secret_file = WriteFile("hub-hook.secret", std::string(kHookSecret) + "\n");
@@ -247,7 +247,7 @@ TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMis
   down.action = fakehub::FaultAction::kStatus;
   down.status = 400;  // not retried: the round fails at once
   hub_->AddFault(down);
-  service::DaemonConfig config = HintsConfig();
+  config::DaemonConfig config = HintsConfig();
   config.poll.reconcile_interval_s = 4;
   captured_log_ = std::make_shared<CapturedLog>();
   Start(config);
@@ -268,7 +268,7 @@ TEST_F(HintsTest, WhenTheListingFailsTheReconcilePollFindsTheChangeAndCountsAMis
 // history (backfill); the commit that lands later is news, sent to both.
 TEST_F(HintsTest, ASubscriberIsNotifiedOfWhatChangesAfterTrackingAndOfThePastOnlyOnRequest) {
   subscriptions::testing::Receiver receiver;
-  service::DaemonConfig config = HintsConfig();
+  config::DaemonConfig config = HintsConfig();
   const std::string secret = WriteFile("hook.secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
   config.subscriptions.push_back(
       {.url = receiver.url("/news"), .secret_file = secret, .min_impact = "cosmetic"});

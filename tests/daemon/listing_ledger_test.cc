@@ -1,8 +1,8 @@
-#include "daemon/service/listing_ledger.h"
+#include "daemon/schedule/listing_ledger.h"
 
 #include <gtest/gtest.h>
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 std::vector<std::string> Ids(const std::vector<ListedModel>& models) {
@@ -89,4 +89,4 @@ TEST(ListingLedger, OneOwnerIsReadAloneAndTheFeedRateComesFromAReadDownToTheWate
 }
 
 }  // namespace
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -1,10 +1,10 @@
-#include "daemon/service/scheduler.h"
+#include "daemon/schedule/scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 TEST(Scheduler, NeverPolledReposAreDueAtOnceThenOnTheirPhase) {
@@ -14,7 +14,7 @@ TEST(Scheduler, NeverPolledReposAreDueAtOnceThenOnTheirPhase) {
   const int64_t now = 1'000'000;
   const auto due = s.TakeDue(now);
   EXPECT_EQ(due.size(), 2u);
-  s.Finished("a/one", now + 900, 1, now);
+  s.Finished("a/one", PollEnd{}, 1, now);
   const int64_t next = *s.next_poll_at("a/one");
   EXPECT_GE(next, now + 900);
   EXPECT_LT(next, now + 1800);
@@ -36,7 +36,7 @@ TEST(Scheduler, CapsConcurrentPolls) {
   for (const char* r : {"a/1", "a/2", "a/3"}) s.Track(r, 0);
   EXPECT_EQ(s.TakeDue(100).size(), 2u);
   EXPECT_TRUE(s.TakeDue(100).empty());
-  s.Finished("a/1", 160, 1, 101);
+  s.Finished("a/1", PollEnd{}, 1, 101);
   EXPECT_EQ(s.TakeDue(101), std::vector<std::string>{"a/3"});
 }
 
@@ -45,11 +45,11 @@ TEST(Scheduler, ASpentBudgetWaitsForTheNextWindow) {
   s.Track("a/1", 0);
   s.Track("a/2", 0);
   ASSERT_EQ(s.TakeDue(600).size(), 2u);
-  s.Finished("a/1", 0, 3, 601);
-  s.Finished("a/2", 0, 3, 601);  // 6 requests: over the window's 5
+  s.Finished("a/1", PollEnd{}, 3, 601);
+  s.Finished("a/2", PollEnd{}, 3, 601);  // 6 requests: over the window's 5
   EXPECT_EQ(s.used_in_window(601), 6);
-  EXPECT_TRUE(s.TakeDue(700).empty());  // both due again, but the budget is spent
-  EXPECT_EQ(*s.NextWake(700), 900);     // the next window
+  EXPECT_TRUE(s.TakeDue(800).empty());  // both due again (an interval on), but the budget is spent
+  EXPECT_EQ(*s.NextWake(800), 900);     // the next window
   EXPECT_EQ(s.TakeDue(900).size(), 2u);
 }
 
@@ -75,10 +75,10 @@ TEST(Scheduler, AHubQuotaBelowTheConfiguredOneLowersTheBudget) {
   s.Track("a/1", 0);
   s.Track("a/2", 0);
   ASSERT_EQ(s.TakeDue(600).size(), 2u);
-  s.Finished("a/1", 0, 2, 601);
-  s.Finished("a/2", 0, 2, 601);  // 4 requests: the budget of 80% of 5
-  EXPECT_TRUE(s.TakeDue(700).empty());
-  EXPECT_EQ(*s.NextWake(700), 900);
+  s.Finished("a/1", PollEnd{}, 2, 601);
+  s.Finished("a/2", PollEnd{}, 2, 601);  // 4 requests: the budget of 80% of 5
+  EXPECT_TRUE(s.TakeDue(800).empty());
+  EXPECT_EQ(*s.NextWake(800), 900);
 }
 
 TEST(Scheduler, AlignFindsTheNextSlot) {
@@ -89,9 +89,9 @@ TEST(Scheduler, AlignFindsTheNextSlot) {
 }
 
 }  // namespace
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 using Trigger = store::PollTrigger;
@@ -123,7 +123,7 @@ TEST(SchedulerHints, AHintDuringAPollMakesTheRepoDueAgainWhenItEnds) {
   s.Track("a/one", 0);
   ASSERT_EQ(s.TakeDue(100).size(), 1u);
   EXPECT_EQ(s.Hint("a/one", Trigger::kWebhook, 101), Scheduler::HintOutcome::kQueued);
-  s.Finished("a/one", 160, 1, 102, Scheduler::Slots::kReconcile);
+  s.Finished("a/one", PollEnd{}, 1, 102, Scheduler::Slots::kReconcile);
   EXPECT_EQ(*s.next_poll_at("a/one"), 102);  // not its reconcile slot: the hint came after
   EXPECT_EQ(s.TakeDue(102), std::vector<std::string>{"a/one"});
   EXPECT_EQ(s.TakeTrigger("a/one"), Trigger::kWebhook);
@@ -143,7 +143,7 @@ TEST(SchedulerHints, ReconcileSlotsSpreadReposOverTheReconcileWindow) {
     s.Track(repo, 0);
   }
   for (const std::string& repo : s.TakeDue(now)) {
-    s.Finished(repo, now + 900, 1, now, Scheduler::Slots::kReconcile);
+    s.Finished(repo, PollEnd{}, 1, now, Scheduler::Slots::kReconcile);
     const int64_t next = *s.next_poll_at(repo);
     EXPECT_GE(next, now + 900);
     EXPECT_LT(next, now + 900 + reconcile);
@@ -157,7 +157,7 @@ TEST(SchedulerHints, ReconcileSlotsSpreadReposOverTheReconcileWindow) {
   // The interval's slots for a repo the hints do not cover.
   s.Track("org/unlisted", 0);
   ASSERT_EQ(s.TakeDue(now + 1), std::vector<std::string>{"org/unlisted"});
-  s.Finished("org/unlisted", now + 901, 1, now + 1, Scheduler::Slots::kInterval);
+  s.Finished("org/unlisted", PollEnd{}, 1, now + 1, Scheduler::Slots::kInterval);
   EXPECT_LT(*s.next_poll_at("org/unlisted"), now + 901 + 900);
 }
 
@@ -189,4 +189,4 @@ TEST(SchedulerHints, ReconcilePollsDueInTheSameMinuteShareOneWake) {
 }
 
 }  // namespace
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -146,8 +146,8 @@ class ServiceTest : public ::testing::Test {
     std::system(("rm -rf '" + dir_ + "'").c_str());
   }
 
-  service::DaemonConfig Config(std::vector<std::string> repos) {
-    service::DaemonConfig c;
+  config::DaemonConfig Config(std::vector<std::string> repos) {
+    config::DaemonConfig c;
     c.path = dir_ + "/hubwatch.json";
     c.store = dir_ + "/hubwatch.db";
     c.hub.endpoint = hub_->endpoint();
@@ -161,8 +161,8 @@ class ServiceTest : public ::testing::Test {
     return c;
   }
 
-  void Start(service::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
-             std::function<Result<service::DaemonConfig>()> reload = nullptr) {
+  void Start(config::DaemonConfig config, std::optional<std::chrono::microseconds> watchdog = {},
+             std::function<Result<config::DaemonConfig>()> reload = nullptr) {
     notifier_ = Notifier(notify_.path(), watchdog);
     std::shared_ptr<spdlog::logger> logger;
     if (captured_log_) {

@@ -86,10 +86,10 @@ TEST_F(ServiceTest, SigtermStopsWithExitZeroAndTheStoreIsWhole) {
 }
 
 TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
-  service::DaemonConfig first = Config({"google/gemma-7b-it"});
-  service::DaemonConfig second =
+  config::DaemonConfig first = Config({"google/gemma-7b-it"});
+  config::DaemonConfig second =
       Config({"google/gemma-7b-it", "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"});
-  Start(first, std::nullopt, [second] { return Result<service::DaemonConfig>(second); });
+  Start(first, std::nullopt, [second] { return Result<config::DaemonConfig>(second); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
@@ -105,12 +105,12 @@ TEST_F(ServiceTest, SighupReloadsAndPollsAnAddedRepo) {
 
 TEST_F(ServiceTest, AReloadNamesTheKeysThatNeedARestartInOneLineAndKeepsThem) {
   captured_log_ = std::make_shared<testing::CapturedLog>();
-  service::DaemonConfig first = Config({"google/gemma-7b-it"});
-  service::DaemonConfig second = first;
+  config::DaemonConfig first = Config({"google/gemma-7b-it"});
+  config::DaemonConfig second = first;
   second.api.listen = "127.0.0.1:1";
   second.store = dir_ + "/elsewhere.db";
   second.poll.interval_s = 7200;  // applied at once
-  Start(first, std::nullopt, [second] { return Result<service::DaemonConfig>(second); });
+  Start(first, std::nullopt, [second] { return Result<config::DaemonConfig>(second); });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(notify_.WaitFor("RELOADING=1"));
@@ -129,15 +129,15 @@ TEST_F(ServiceTest, AReloadNamesTheKeysThatNeedARestartInOneLineAndKeepsThem) {
 // had. Whatever the reloads do, every revision arrives once.
 TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
   SlowTreeReads(hub_.get(), std::chrono::milliseconds(100));
-  service::DaemonConfig config = Config({kLlama, kMistral});
+  config::DaemonConfig config = Config({kLlama, kMistral});
   std::atomic<int> reloads{0};
   Start(config, std::nullopt, [config, &reloads] {
-    service::DaemonConfig next = config;
+    config::DaemonConfig next = config;
     const int n = ++reloads;
     next.poll.advise_cosmetic = n % 2 == 1;
     next.poll.settle_window_s = n % 3;
     next.poll.interval_s = 3600 + n;
-    return Result<service::DaemonConfig>(next);
+    return Result<config::DaemonConfig>(next);
   });
   ASSERT_TRUE(notify_.WaitFor("READY=1"));
   const std::string db = dir_ + "/hubwatch.db";
@@ -162,17 +162,69 @@ TEST_F(ServiceTest, ReloadsDuringAnIngestChangeNothingItIsDoing) {
 }
 
 TEST_F(ServiceTest, BadInputFailsTheStartWithExitTwo) {
-  for (auto edit : std::vector<std::function<void(service::DaemonConfig&)>>{
-           [](service::DaemonConfig& c) { c.api.listen = "garbage"; },
-           [this](service::DaemonConfig& c) { c.hub.token_file = WriteFile("empty", "\n"); },
-           [this](service::DaemonConfig& c) { c.store = dir_ + "/missing/hubwatch.db"; },
+  for (auto edit : std::vector<std::function<void(config::DaemonConfig&)>>{
+           [](config::DaemonConfig& c) { c.api.listen = "garbage"; },
+           [this](config::DaemonConfig& c) { c.hub.token_file = WriteFile("empty", "\n"); },
+           [this](config::DaemonConfig& c) { c.store = dir_ + "/missing/hubwatch.db"; },
        }) {
-    service::DaemonConfig config = Config({"google/gemma-7b-it"});
+    config::DaemonConfig config = Config({"google/gemma-7b-it"});
     edit(config);
     Start(config);
     EXPECT_EQ(Join(), 2);
     EXPECT_TRUE(notify_.WaitFor("STATUS=failed: ", 5));
   }
+}
+
+// The scheduler decides when a repo is polled next and the store records that decision: the
+// stored time is the time the repo is polled at, before a restart and after it.
+TEST_F(ServiceTest, TheStoredNextPollIsWhenTheRepoIsPolledAcrossARestart) {
+  manual_time_ = true;
+  const std::string repo = "google/gemma-7b-it";
+  const std::string db = dir_ + "/hubwatch.db";
+  auto stored_next = [&]() -> int64_t {
+    auto store = store::Store::Open(db);
+    if (!store.ok()) return -1;
+    auto r = (*store)->repos().GetRepo(repo);
+    return r.ok() && *r ? (*r)->next_poll_at : -1;
+  };
+  auto polls = [&] { return ServiceMetric("hubwatch_polls_total{outcome=\"ok\"}"); };
+  auto advance_to = [&](int64_t t) {
+    AdvanceTime(std::chrono::seconds(t - time_.UnixSeconds()));
+  };
+
+  config::DaemonConfig config = Config({repo});
+  config.poll.hints = false;  // every poll is the schedule's: one slot an interval apart
+  Start(config);
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  const int64_t start = time_.UnixSeconds();
+  // The first poll is due at once; its end decides the next, which reaches the store.
+  ASSERT_TRUE(hubwatch::testing::WaitUntil(
+      [&] { return polls() == 1 && stored_next() > start; }, std::chrono::seconds(30)));
+  const int64_t next = stored_next();
+  EXPECT_GE(next, start + 3600);  // the interval, then the repo's slot in it
+  EXPECT_LT(next, start + 2 * 3600);
+  advance_to(next - 1);
+  EXPECT_EQ(PollsRunning(), 0);  // a second early: not polled
+  EXPECT_EQ(polls(), 1);
+  advance_to(next);
+  ASSERT_TRUE(hubwatch::testing::WaitUntil(
+      [&] { return polls() == 2 && stored_next() > next; }, std::chrono::seconds(30)));
+  const int64_t after = stored_next();
+  EXPECT_EQ(after, next + 3600);  // the same slot an interval on
+  service_->Stop();
+  ASSERT_EQ(Join(), 0);
+
+  // A restart reads the schedule back from the store: the repo waits for its stored time.
+  Start(config);
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  advance_to(after - 1);
+  EXPECT_EQ(PollsRunning(), 0);
+  EXPECT_EQ(polls(), 0);
+  advance_to(after);
+  EXPECT_TRUE(hubwatch::testing::WaitUntil(
+      [&] { return polls() == 1 && stored_next() == after + 3600; }, std::chrono::seconds(30)));
+  service_->Stop();
+  EXPECT_EQ(Join(), 0);
 }
 
 }  // namespace

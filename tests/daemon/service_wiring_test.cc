@@ -44,7 +44,7 @@ class ServiceWiringTest : public testing::ServiceTest {
 
 TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
   subscriptions::testing::Receiver receiver;
-  service::DaemonConfig config = Config({"google/gemma-7b-it"});
+  config::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.subscriptions.push_back({.url = receiver.url(),
                                   .secret_file = WriteFile("hook.secret", kSecret),
                                   .repos = "google/*",
@@ -127,7 +127,7 @@ TEST_F(ServiceWiringTest, ServeAnswersTheApiAndDeliversSignedWebhooks) {
 
 TEST_F(ServiceWiringTest, AListenerThatCannotBindFailsTheStartWithAClearError) {
   subscriptions::testing::Receiver occupied;  // holds a port on 127.0.0.1
-  service::DaemonConfig config = Config({"google/gemma-7b-it"});
+  config::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.api.listen = "127.0.0.1:" + std::to_string(occupied.port());
   config.subscriptions.push_back({.url = occupied.url(),
                                   .secret_file = WriteFile("hook.secret", kSecret),
@@ -146,7 +146,7 @@ TEST_F(ServiceWiringTest, AListenerThatCannotBindFailsTheStartWithAClearError) {
 }
 
 TEST_F(ServiceWiringTest, ABadSubscriptionFailsTheStartAndNamesTheEntry) {
-  service::DaemonConfig config = Config({"google/gemma-7b-it"});
+  config::DaemonConfig config = Config({"google/gemma-7b-it"});
   config.subscriptions.push_back(
       {"http://127.0.0.1:9/hook", dir_ + "/missing.secret", "*", {}, "behavioral"});
   config.webhooks.allow_private_targets = true;

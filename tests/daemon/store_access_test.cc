@@ -66,9 +66,8 @@ class StoreAccessTest : public ::testing::Test {
           store::RepoRecord r;
           r.id = repo;
           r.refs = {"main"};
-          r.next_poll_at = next_poll_at;
           if (Status s = w.repos().AddRepo(r); !s.ok()) return s;
-          return w.repos().UpdateRepoPoll(r);
+          return w.repos().SetNextPoll(repo, next_poll_at);
         },
         [this](Status s) { statuses_.push_back(s); });
   }
@@ -198,13 +197,7 @@ TEST_F(StoreAccessTest, WriteSoonRidesAlongWithTheNextWriteInSubmissionOrder) {
   QueueRepoWrite("org/model", 1);
   RunThens(1);
   auto set_next_poll = [](int64_t at) {
-    return [at](store::Store& w) {
-      Result<std::optional<store::RepoRecord>> r = w.repos().GetRepo("org/model");
-      if (!r.ok()) return Status(r.error());
-      store::RepoRecord record = **r;
-      record.next_poll_at = at;
-      return w.repos().UpdateRepoPoll(record);
-    };
+    return [at](store::Store& w) { return w.repos().SetNextPoll("org/model", at); };
   };
   access_->WriteSoon(set_next_poll(50));
   EXPECT_EQ(access_->pending_writes(), 1u);
@@ -225,13 +218,7 @@ TEST_F(StoreAccessTest, WriteSoonRidesAlongWithTheNextWriteInSubmissionOrder) {
 TEST_F(StoreAccessTest, ShutdownWritesWhatWriteSoonQueuedAndCountsFailures) {
   QueueRepoWrite("org/model", 1);
   RunThens(1);
-  access_->WriteSoon([](store::Store& w) {
-    store::RepoRecord r;
-    r.id = "org/model";
-    r.refs = {"main"};
-    r.next_poll_at = 80;
-    return w.repos().UpdateRepoPoll(r);
-  });
+  access_->WriteSoon([](store::Store& w) { return w.repos().SetNextPoll("org/model", 80); });
   access_->WriteSoon([](store::Store&) { return Status(Error::Io("injected")); });
   access_->Shutdown();
   EXPECT_EQ(access_->failed_soon_writes(), 1u);

@@ -1,6 +1,6 @@
 // Hub webhooks cannot spend the Hub budget: anyone holding the webhook secret can send them, so
 // the polls they start get a share of the budget of their own, and each repo is polled for
-// webhooks at most once per gap (service/scheduler.h). Time is the scheduler's `now` and the
+// webhooks at most once per gap (schedule/scheduler.h). Time is the scheduler's `now` and the
 // poll loop's ManualClock: nothing here sleeps.
 
 #include <gtest/gtest.h>
@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "daemon/app/poll_wiring.h"
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "daemon/service/metrics.h"
-#include "daemon/service/poll_loop.h"
-#include "daemon/service/poll_metrics.h"
-#include "daemon/service/scheduler.h"
+#include "daemon/schedule/poll_loop.h"
+#include "daemon/schedule/poll_metrics.h"
+#include "daemon/schedule/scheduler.h"
 #include "tests/daemon/service_env.h"
 #include "tests/hub/manual_timer_clock.h"
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 using Outcome = Scheduler::HintOutcome;
@@ -29,8 +29,9 @@ using Trigger = store::PollTrigger;
 constexpr int64_t kWindowStart = 1'000'200;  // a multiple of the 300 s window
 constexpr int64_t kFar = kWindowStart + 20'000;
 
+// An interval of an hour: a poll that ends is next due at a reconcile slot an hour or more away.
 SchedulerOptions HintsOn(int64_t quota, int max_concurrent = 8) {
-  return {.interval_s = 60,
+  return {.interval_s = 3600,
           .reconcile_interval_s = 21600,
           .max_concurrent = max_concurrent,
           .quota = quota,
@@ -44,7 +45,7 @@ std::map<Trigger, int> RunDue(Scheduler& s, int64_t now, int64_t requests = 1) {
   for (std::vector<std::string> due = s.TakeDue(now); !due.empty(); due = s.TakeDue(now)) {
     for (const std::string& repo : due) {
       ++started[s.TakeTrigger(repo).value_or(Trigger::kReconcile)];
-      s.Finished(repo, now + 3600, requests, now, Scheduler::Slots::kReconcile);
+      s.Finished(repo, PollEnd{}, requests, now, Scheduler::Slots::kReconcile);
     }
   }
   return started;
@@ -86,12 +87,12 @@ TEST(WebhookBudget, AWebhookDuringItsPollIsDeferredToTheGapsEndNotLost) {
   ASSERT_EQ(s.TakeTrigger("org/hot"), Trigger::kWebhook);
   EXPECT_EQ(s.Hint("org/hot", Trigger::kWebhook, t + 5), Outcome::kDeferred);
   EXPECT_EQ(s.Hint("org/hot", Trigger::kWebhook, t + 6), Outcome::kAlreadyQueued);
-  s.Finished("org/hot", t + 60, 1, t + 10, Scheduler::Slots::kReconcile);
+  s.Finished("org/hot", PollEnd{}, 1, t + 10, Scheduler::Slots::kReconcile);
   EXPECT_EQ(s.next_poll_at("org/hot"), t + 60);
   EXPECT_TRUE(s.TakeDue(t + 59).empty());
   EXPECT_EQ(s.TakeDue(t + 60), std::vector<std::string>{"org/hot"});
   EXPECT_EQ(s.TakeTrigger("org/hot"), Trigger::kWebhook);
-  s.Finished("org/hot", t + 120, 1, t + 61, Scheduler::Slots::kReconcile);
+  s.Finished("org/hot", PollEnd{}, 1, t + 61, Scheduler::Slots::kReconcile);
   // The Hub's listing is not held to a webhook's gap: it brings the deferred poll forward.
   EXPECT_EQ(s.Hint("org/hot", Trigger::kWebhook, t + 70), Outcome::kDeferred);
   EXPECT_EQ(s.next_poll_at("org/hot"), t + 120);
@@ -101,7 +102,7 @@ TEST(WebhookBudget, AWebhookDuringItsPollIsDeferredToTheGapsEndNotLost) {
   EXPECT_EQ(s.TakeTrigger("org/hot"), Trigger::kListing);
   // A poll that webhooks did not start (the listing's, the schedule's) opens no gap: at +119
   // the gap is the webhook poll's at +60, not the listing's at +71 (which would say +131).
-  s.Finished("org/hot", t + 3600, 1, t + 72, Scheduler::Slots::kReconcile);
+  s.Finished("org/hot", PollEnd{}, 1, t + 72, Scheduler::Slots::kReconcile);
   EXPECT_EQ(s.Hint("org/hot", Trigger::kWebhook, t + 119), Outcome::kDeferred);
   EXPECT_EQ(s.next_poll_at("org/hot"), t + 120);
   s.Track("org/cold", kFar);
@@ -163,17 +164,17 @@ TEST(WebhookBudget, TheShareFollowsTheBudgetAndTheConfiguredPercent) {
 }
 
 TEST(WebhookBudget, TheShareIsTheConfigsPollWebhookBudgetPercent) {
-  Result<DaemonConfig> d = ParseConfig("{}", "");
+  Result<config::DaemonConfig> d = config::ParseConfig("{}", "");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->poll.webhook_budget_percent, 25);
   EXPECT_EQ(app::SchedulerOptionsFor(*d, true).webhook_percent, 25);
-  Result<DaemonConfig> none = ParseConfig(R"({"poll": {"webhook_budget_percent": 0}})", "");
+  Result<config::DaemonConfig> none = config::ParseConfig(R"({"poll": {"webhook_budget_percent": 0}})", "");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(app::SchedulerOptionsFor(*none, true).webhook_percent, 0);
   for (const char* bad : {R"({"poll": {"webhook_budget_percent": 101}})",
                           R"({"poll": {"webhook_budget_percent": -1}})",
                           R"({"poll": {"webhook_budget_percent": "25%"}})"}) {
-    Result<DaemonConfig> c = ParseConfig(bad, "");
+    Result<config::DaemonConfig> c = config::ParseConfig(bad, "");
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_NE(c.error().message.find("poll.webhook_budget_percent"), std::string::npos)
         << c.error().message;
@@ -186,9 +187,9 @@ TEST(WebhookBudget, ThePollLoopLogsWebhooksNotPolledAtMostOnceAMinute) {
   boost::asio::io_context io;
   ManualClock clock(kWindowStart);
   hubwatch::testing::ManualTimerClock timers(io, clock);  // the loop is never started: no timer
-  auto captured = std::make_shared<testing::CapturedLog>();
+  auto captured = std::make_shared<service::testing::CapturedLog>();
   auto log = std::make_shared<spdlog::logger>("webhook-budget-test", captured);
-  Metrics metrics;
+  service::Metrics metrics;
   PollMetrics poll_metrics(metrics, clock);
   PollLoop loop(io, timers, log, poll_metrics, {});
   loop.SetOptions(HintsOn(8));  // a share of 2
@@ -228,4 +229,4 @@ TEST(WebhookBudget, ThePollLoopLogsWebhooksNotPolledAtMostOnceAMinute) {
 }
 
 }  // namespace
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

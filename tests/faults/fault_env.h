@@ -31,8 +31,8 @@ constexpr const char kRepo[] = "microsoft/Phi-3-mini-4k-instruct";
 class FaultMatrixTest : public ServiceTest {
  protected:
   // A daemon config for `repos`: polled every second, webhooks none, API on 127.0.0.1:0.
-  service::DaemonConfig FastConfig(std::vector<std::string> repos) {
-    service::DaemonConfig c = Config(std::move(repos));
+  config::DaemonConfig FastConfig(std::vector<std::string> repos) {
+    config::DaemonConfig c = Config(std::move(repos));
     c.poll.interval_s = 1;
     c.poll.hints = false;  // the matrix drives per-repo polls, every second (hints_test: hints)
     c.poll.settle_window_s = 0;
@@ -41,7 +41,7 @@ class FaultMatrixTest : public ServiceTest {
   }
 
   // Starts the service and waits for READY=1; returns the API port (0 on failure).
-  uint16_t StartService(service::DaemonConfig config) {
+  uint16_t StartService(config::DaemonConfig config) {
     Start(std::move(config));
     if (!notify_.WaitFor("READY=1", 10)) return 0;
     port_ = service_->api_port();

@@ -219,7 +219,7 @@ TEST_F(HubFaultsTest, Rename307) {
 
 TEST_F(HubFaultsTest, Gated401) {
   ASSERT_TRUE(hub_->SetGated(kRepo, "manual").ok());
-  service::DaemonConfig config = FastConfig({kRepo});
+  config::DaemonConfig config = FastConfig({kRepo});
   config.hub.token_file.reset();  // anonymous: a gated repo's content answers 401
   unsetenv("HF_TOKEN");
   unsetenv("HF_TOKEN_PATH");

@@ -132,7 +132,7 @@ TEST_F(DiskFullTest, DiskFull) {
   fakehub::FaultRule hold = Fault(fakehub::FaultAction::kDelay, RefsPath(kRepo), 1);
   hold.delay = std::chrono::milliseconds(1500);
   hub_->AddFault(hold);
-  service::DaemonConfig config = FastConfig({kRepo});
+  config::DaemonConfig config = FastConfig({kRepo});
   config.store = mount_ + "/hubwatch.db";
   ASSERT_NE(StartService(config), 0);
   ASSERT_TRUE(Fill());
@@ -149,7 +149,7 @@ TEST_F(DiskFullTest, DiskFull) {
 }
 
 TEST_F(FaultMatrixTest, SlowLorisClient) {
-  service::DaemonConfig config = FastConfig({kRepo});
+  config::DaemonConfig config = FastConfig({kRepo});
   config.api.header_timeout_s = 1;
   config.api.read_timeout_s = 1;
   ASSERT_NE(StartService(config), 0);

@@ -40,8 +40,8 @@ class ReloadFaultsTest : public FaultMatrixTest {
   // Starts the service on dir_/hubwatch.json holding ConfigJson(repos); SIGHUP re-reads it.
   uint16_t StartFromFile(const std::vector<std::string>& repos) {
     WriteFile("admin.token", kAdminToken);
-    Result<service::DaemonConfig> config =
-        service::LoadConfig(WriteFile("hubwatch.json", ConfigJson(repos).dump()));
+    Result<config::DaemonConfig> config =
+        config::LoadConfig(WriteFile("hubwatch.json", ConfigJson(repos).dump()));
     EXPECT_TRUE(config.ok()) << config.error().message;
     return config.ok() ? StartService(*config) : 0;
   }

@@ -13,8 +13,10 @@ folders on one line are peers and must not include each other):
     tracker/advisory
     tracker/store
     tracker/pipeline
+    daemon/config
     daemon/audit
     daemon/service
+    daemon/schedule
     daemon/page
     daemon/api
     daemon/subscriptions
@@ -43,8 +45,10 @@ LAYERS = [
     ["tracker/advisory"],
     ["tracker/store"],
     ["tracker/pipeline"],
+    ["daemon/config"],
     ["daemon/audit"],
     ["daemon/service"],
+    ["daemon/schedule"],
     ["daemon/page"],
     ["daemon/api"],
     ["daemon/subscriptions"],

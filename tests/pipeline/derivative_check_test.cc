@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/pipeline/derivative_env.h"
+#include "tracker/pipeline/derivative_round.h"
 
 namespace hubwatch::pipeline {
 namespace {
@@ -35,31 +36,30 @@ class DerivativeCheckTest : public PipelineTest {
     PollOnce(kUpstream);
   }
 
-  // One round, classified and stored as the daemon does; returns statuses by derivative.
+  // One round, prepared, classified and recorded by the pipeline's steps (as the daemon's
+  // DerivativeWatch runs them); returns the statuses of the derivatives read at a new head.
   std::map<std::string, std::multiset<LagStatus>> RoundAndRecord(DerivativeRound* out = nullptr) {
-    Result<std::vector<derivatives::FixFacets>> fixes = LoadFixFacets(*store_, kUpstream);
-    EXPECT_TRUE(fixes.ok());
-    std::map<std::string, std::string> heads;
-    auto stored = store_->derivatives().List(kUpstream);
-    EXPECT_TRUE(stored.ok());
-    for (const derivatives::DerivativeRecord& r : *stored) heads[r.id] = r.head;
-    DerivativeRound round = RunDerivativeRound(io_, stack_->client(), kUpstream, 200, heads);
+    DerivativeRoundSettings settings;
+    settings.relations = {derivatives::Relation::kFinetune, derivatives::Relation::kAdapter,
+                          derivatives::Relation::kQuantized, derivatives::Relation::kMerge};
+    Result<PreparedDerivativeRound> prepared =
+        PrepareDerivativeRound(*store_, kUpstream, settings);
+    EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+    if (!prepared.ok()) return {};
+    DerivativeRound round = RunDerivativeRound(io_, stack_->client(), prepared->input);
     EXPECT_FALSE(round.listing_error);
+    std::set<std::string> read;
+    for (const DerivativeRead& r : round.reads) {
+      EXPECT_TRUE(r.facets) << r.id << ": " << r.error;
+      read.insert(r.id);
+    }
+    const ClassifiedDerivativeRound classified = ClassifyDerivativeRound(*prepared, round, now_);
+    Status recorded = RecordDerivativeRound(*store_, kUpstream, classified, now_, {});
+    EXPECT_TRUE(recorded.ok()) << recorded.error().message;
     std::map<std::string, std::multiset<LagStatus>> statuses;
-    for (const DerivativeRead& read : round.reads) {
-      EXPECT_TRUE(read.facets) << read.id << ": " << read.error;
-      if (!read.facets) continue;
-      derivatives::DerivativeCheck check;
-      check.upstream = kUpstream;
-      check.id = read.id;
-      check.relation = read.relation;
-      check.head = read.head;
-      check.checked_at = now_;
-      check.facets_json = derivatives::FacetsToJson(*read.facets);
-      check.lags = LagsOf(*fixes, *read.facets);
-      for (const derivatives::AdvisoryLag& lag : check.lags) statuses[read.id].insert(lag.status);
-      Status recorded = store_->derivatives().RecordCheck(check, now_);
-      EXPECT_TRUE(recorded.ok()) << recorded.error().message;
+    for (const derivatives::DerivativeCheck& check : classified.checks) {
+      if (!read.count(check.id)) continue;
+      for (const derivatives::AdvisoryLag& lag : check.lags) statuses[check.id].insert(lag.status);
     }
     if (out) *out = std::move(round);
     return statuses;

@@ -1,4 +1,4 @@
-// The outcome of a poll in the repo's record: states, backoff, the never-seen note, and
+// The outcome of a poll in the repo's record: states, errors in a row, the never-seen note, and
 // persisting it with the publication of settled bursts (a SQLite store in memory).
 
 #include "tracker/pipeline/poll_outcome.h"
@@ -25,53 +25,39 @@ TEST(PollOutcome, TheRepoStateFollowsTheHubsError) {
   EXPECT_EQ(StateFor(hub::HubErrorKind::kRateLimited), store::RepoState::kErroring);
 }
 
-TEST(PollOutcome, AGoodPollClearsTheErrorsAndWaitsTheInterval) {
+TEST(PollOutcome, AGoodPollClearsTheErrorsAndLeavesTheNextPollToTheScheduler) {
   store::RepoRecord r{.id = kRepo, .state = store::RepoState::kErroring, .state_detail = "boom"};
   r.consecutive_errors = 3;
-  RecordPolled(r, std::nullopt, kNow, 900);
+  r.next_poll_at = 77;
+  RecordPolled(r, std::nullopt, kNow);
   EXPECT_EQ(r.state, store::RepoState::kOk);
   EXPECT_EQ(r.state_detail, "");
   EXPECT_EQ(r.consecutive_errors, 0);
   EXPECT_EQ(r.last_polled_at, kNow);
-  EXPECT_EQ(r.next_poll_at, kNow + 900);
+  EXPECT_EQ(r.next_poll_at, 77);
 
-  RecordPolled(r, "acme/renamed", kNow, 900);
+  RecordPolled(r, "acme/renamed", kNow);
   EXPECT_EQ(r.state, store::RepoState::kRenamed);
   EXPECT_EQ(r.state_detail, "the Hub redirects it to acme/renamed");
   EXPECT_EQ(r.renamed_to, "acme/renamed");
 }
 
-TEST(PollOutcome, ErrorsBackOffDoublingUpToADay) {
+TEST(PollOutcome, ErrorsCountInARowOnlyWhileTheRepoIsErroring) {
   store::RepoRecord r{.id = kRepo};
-  std::vector<int64_t> waits;
-  for (int i = 0; i < 9; ++i) {
-    RecordFailed(r, store::RepoState::kErroring, "timed out", false, kNow, 900);
-    waits.push_back(r.next_poll_at - kNow);
-  }
-  EXPECT_EQ(waits,
-            (std::vector<int64_t>{900, 1800, 3600, 7200, 14400, 28800, 57600, 57600, 57600}));
-  EXPECT_EQ(r.consecutive_errors, 9);
+  for (int i = 0; i < 3; ++i) RecordFailed(r, store::RepoState::kErroring, "timed out", kNow);
+  EXPECT_EQ(r.consecutive_errors, 3);
   EXPECT_EQ(r.state, store::RepoState::kErroring);
   EXPECT_EQ(r.state_detail, "timed out");
   EXPECT_EQ(r.last_polled_at, kNow);
+  EXPECT_EQ(r.next_poll_at, 0);  // the scheduler's to decide
 
-  store::RepoRecord slow{.id = kRepo};
-  slow.consecutive_errors = 6;
-  RecordFailed(slow, store::RepoState::kErroring, "timed out", false, kNow, 3600);
-  EXPECT_EQ(slow.next_poll_at - kNow, 24 * 3600);  // 3600 << 6 is more than a day
-}
-
-TEST(PollOutcome, AnUnavailableRepoPollsFourTimesSlowerUnlessNeverSeen) {
   store::RepoRecord gone{.id = kRepo};
-  RecordFailed(gone, store::RepoState::kDeleted, "not found", false, kNow, 900);
-  EXPECT_EQ(gone.next_poll_at, kNow + 3600);
+  RecordFailed(gone, store::RepoState::kDeleted, "not found", kNow);
   EXPECT_EQ(gone.consecutive_errors, 0);
   EXPECT_EQ(gone.state, store::RepoState::kDeleted);
+}
 
-  store::RepoRecord unborn{.id = kRepo};
-  RecordFailed(unborn, store::RepoState::kDeleted, "not found", true, kNow, 900);
-  EXPECT_EQ(unborn.next_poll_at, kNow + 900);
-
+TEST(PollOutcome, ANeverSeenRepoSaysSo) {
   EXPECT_EQ(FailureDetail("not found", false), "not found");
   EXPECT_EQ(FailureDetail("not found", true),
             "not found; never seen by this store: not published yet, private, or misspelled");
@@ -121,7 +107,7 @@ class PersistTest : public ::testing::Test {
 
 TEST_F(PersistTest, RecordsThePollAndReportsIt) {
   store::RepoRecord r = Stored();
-  RecordFailed(r, store::RepoState::kErroring, "timed out", false, kNow, 900);
+  RecordFailed(r, store::RepoState::kErroring, "timed out", kNow);
   const Persisted p = PersistPoll(*store_, kRepo, kNow, r);
   ASSERT_TRUE(p.status.ok()) << p.status.error().message;
   EXPECT_EQ(p.released, 0);
@@ -131,51 +117,48 @@ TEST_F(PersistTest, RecordsThePollAndReportsIt) {
   EXPECT_EQ(stored.state, store::RepoState::kErroring);
   EXPECT_EQ(stored.state_detail, "timed out");
   EXPECT_EQ(stored.consecutive_errors, 1);
-  EXPECT_EQ(stored.next_poll_at, kNow + 900);
 
   PollReport report;
   report.published = 2;
-  AddToReport(p, r, report);
+  AddToReport(p, report);
   EXPECT_TRUE(report.ok);
   EXPECT_EQ(report.published, 2);
-  EXPECT_EQ(report.next_poll_at, kNow + 900);
+  EXPECT_FALSE(report.settles_at);
 }
 
-TEST_F(PersistTest, AHeldBurstBringsTheNextPollForwardAndIsPublishedOnceSettled) {
+TEST_F(PersistTest, AHeldBurstIsReportedWithItsSettleTimeAndPublishedOnceSettled) {
   IngestHeld(kNow + 60);
   store::RepoRecord r = Stored();
-  RecordPolled(r, std::nullopt, kNow, 900);
+  RecordPolled(r, std::nullopt, kNow);
   Persisted p = PersistPoll(*store_, kRepo, kNow, r);
   ASSERT_TRUE(p.status.ok());
   EXPECT_EQ(p.released, 0);
-  EXPECT_EQ(p.settles_at, kNow + 60);
-  EXPECT_EQ(r.next_poll_at, kNow + 60);  // not the interval: when the burst settles
-  EXPECT_EQ(Stored().next_poll_at, kNow + 60);
+  EXPECT_EQ(p.settles_at, kNow + 60);  // the scheduler polls again then (next_poll_test.cc)
+  PollReport held;
+  AddToReport(p, held);
+  EXPECT_EQ(held.settles_at, kNow + 60);
   EXPECT_EQ(SettleLine(kRepo, p), "acme/model: advisories held until the burst settles at " +
                                       advisory::Rfc3339(kNow + 60));
 
-  RecordPolled(r, std::nullopt, kNow + 60, 900);
+  RecordPolled(r, std::nullopt, kNow + 60);
   p = PersistPoll(*store_, kRepo, kNow + 60, r);
   ASSERT_TRUE(p.status.ok());
   EXPECT_EQ(p.released, 1);
   EXPECT_FALSE(p.settles_at);
-  EXPECT_EQ(r.next_poll_at, kNow + 60 + 900);
   EXPECT_EQ(SettleLine(kRepo, p), "acme/model: the burst settled: published 1 held advisory(ies)");
   PollReport report;
-  AddToReport(p, r, report);
+  AddToReport(p, report);
   EXPECT_EQ(report.published, 1);
 }
 
 TEST(PollOutcome, AFailureToPersistFailsOnlyAPollThatWasGood) {
   Persisted failed{.status = Error::Io("disk full")};
-  store::RepoRecord r{.next_poll_at = 5};
   PollReport good;
-  AddToReport(failed, r, good);
+  AddToReport(failed, good);
   EXPECT_FALSE(good.ok);
   EXPECT_EQ(good.error, "disk full");
-  EXPECT_EQ(good.next_poll_at, 5);
   PollReport bad{.ok = false, .error = "timed out"};
-  AddToReport(failed, r, bad);
+  AddToReport(failed, bad);
   EXPECT_EQ(bad.error, "timed out");  // the first failure is the one reported
 }
 

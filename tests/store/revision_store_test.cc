@@ -51,7 +51,10 @@ TEST_F(RevisionStoreTest, RepoRoundTripsThroughAddUpdateAndRemove) {
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->state, RepoState::kRenamed);
   EXPECT_EQ((*got)->renamed_to, "org/model-2");
-  EXPECT_EQ((*got)->next_poll_at, 99);
+  EXPECT_EQ((*got)->next_poll_at, 0);  // the scheduler's decision is written apart
+  ASSERT_TRUE(repos().SetNextPoll("org/model", 99).ok());
+  EXPECT_EQ((*repos().GetRepo("org/model"))->next_poll_at, 99);
+  EXPECT_EQ((*repos().GetRepo("org/model"))->consecutive_errors, 3);
   EXPECT_EQ((*got)->consecutive_errors, 3);
   EXPECT_EQ((*got)->last_reconciled_at, 77);
   EXPECT_EQ((*got)->last_change_found_by, PollTrigger::kWebhook);

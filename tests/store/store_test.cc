@@ -81,7 +81,6 @@ TEST(Store, ReposRoundTripAndRemoveCascades) {
   polled.state = RepoState::kRenamed;
   polled.renamed_to = "google/gemma-2-9b-instruct";
   polled.consecutive_errors = 2;
-  polled.next_poll_at = 99;
   ASSERT_TRUE(store->repos().UpdateRepoPoll(polled).ok());
   EXPECT_EQ((*store->repos().GetRepo("google/gemma-2-9b-it"))->state, RepoState::kRenamed);
   EXPECT_EQ((*store->repos().GetRepo("google/gemma-2-9b-it"))->renamed_to,

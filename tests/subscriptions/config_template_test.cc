@@ -5,14 +5,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "daemon/subscriptions/config_sync.h"
 
 namespace hubwatch::subscriptions {
 namespace {
 
 TEST(DefaultConfig, IsAcceptedAndHoldsNoSecrets) {
-  Result<service::DaemonConfig> c = service::LoadConfig(HUBWATCH_DEFAULT_CONFIG);
+  Result<config::DaemonConfig> c = config::LoadConfig(HUBWATCH_DEFAULT_CONFIG);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->store, "/var/lib/hubwatch/hubwatch.db");  // the unit's StateDirectory
   EXPECT_EQ(c->api.listen, "127.0.0.1:8437");

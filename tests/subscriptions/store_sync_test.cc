@@ -170,8 +170,8 @@ class ConfigSync : public ::testing::Test {
     std::ofstream(path) << content;
     return path;
   }
-  service::SubscriptionConfig Entry(const std::string& url, const std::string& secret_file) {
-    service::SubscriptionConfig e;
+  config::SubscriptionConfig Entry(const std::string& url, const std::string& secret_file) {
+    config::SubscriptionConfig e;
     e.url = url;
     e.secret_file = secret_file;
     return e;
@@ -182,7 +182,7 @@ class ConfigSync : public ::testing::Test {
 
 TEST_F(ConfigSync, LoadReadsAndChecksEveryEntry) {
   const std::string a = SecretFile("a", std::string("  ") + kSecretA + "\n");
-  service::SubscriptionConfig e = Entry("https://hooks.example/a", a);
+  config::SubscriptionConfig e = Entry("https://hooks.example/a", a);
   e.repos = "google/*";
   e.kinds = {"chat_template"};
   e.min_impact = "breaking";
@@ -199,13 +199,13 @@ TEST_F(ConfigSync, LoadErrorsNameTheEntryAndNeverTheSecret) {
   const std::string weak = SecretFile("weak", "whsec_c2hvcnRzZWNyZXQ=");  // "shortsecret"
   const std::string raw = SecretFile("raw", "hunter2-hunter2-hunter2-hunter2");
   struct Case {
-    std::vector<service::SubscriptionConfig> entries;
-    service::WebhookConfig webhooks;
+    std::vector<config::SubscriptionConfig> entries;
+    config::WebhookConfig webhooks;
     std::string expect;
   };
-  service::SubscriptionConfig bad_kind = Entry("https://b.example/", good);
+  config::SubscriptionConfig bad_kind = Entry("https://b.example/", good);
   bad_kind.kinds = {"tokenizers"};
-  service::WebhookConfig allow;
+  config::WebhookConfig allow;
   allow.allow_private_targets = true;
   const std::vector<Case> cases = {
       {{Entry("https://a.example/", good), Entry("http://127.0.0.1:9/", good)},
@@ -242,7 +242,7 @@ TEST_F(ConfigSync, SyncAddsUpdatesRemovesAndLeavesApiSubscriptionsAlone) {
   Result<int64_t> api = s->outbox().AddSubscription(ApiSub("https://api.example/"));
   ASSERT_TRUE(api.ok());
 
-  service::DaemonConfig config;
+  config::DaemonConfig config;
   config.subscriptions = {Entry("https://one.example/", a), Entry("https://two.example/", b)};
   // What a start or a reload does: load the entries, sync them, reset the matcher.
   auto sync = [&](int64_t now) {

@@ -24,7 +24,7 @@
 //      `concurrency` requests (follow-ups, then reads) at once, so a round never takes over the
 //      client.
 //
-// What the round found is a value; the caller classifies (LagsOf) and stores. Thread safety:
+// What the round found is a value; derivative_round.h classifies and records it. Thread safety:
 // the client's loop thread. REQUIRES: the client outlives the check.
 
 #include <functional>

@@ -1,9 +1,10 @@
 #pragma once
 
-// The outcome of a poll in the repo's record: its state, its error count, and when it is polled
-// next - the interval after a good poll; after errors a backoff that doubles up to a day; four
-// times slower for a repo that is deleted, gated or disabled, unless it was never seen. Then
-// persisting it, after publishing the advisories whose burst has settled.
+// The outcome of a poll in the repo's record: its state, its error count, when it was polled.
+// Then persisting it, after publishing the advisories whose burst has settled. When the repo is
+// polled next is not the pipeline's to say: the report tells the scheduler what happened (state,
+// errors in a row, never seen, a burst's settle time) and the scheduler decides and records it
+// (daemon/schedule/next_poll.h).
 //
 // Pure functions but PersistPoll, which runs on the thread that owns `writer`.
 
@@ -21,22 +22,20 @@ namespace hubwatch::pipeline {
 // The repo's state after a Hub error about the repo itself.
 store::RepoState StateFor(hub::HubErrorKind kind);
 
-// A good poll at `now`: ok or renamed (following the redirect), no errors, next after the interval.
+// A good poll at `now`: ok or renamed (following the redirect), no errors.
 void RecordPolled(store::RepoRecord& record, const std::optional<std::string>& renamed_to,
-                  int64_t now, int64_t interval_s);
+                  int64_t now);
 
-// RecordPolled for the poll `report` tells of: with change hints on (reconcile_interval_s) next
-// after the reconcile interval; the reconcile time of a kReconcile poll; the trigger of a poll
-// that found a new revision as how the repo's last change was found.
-void RecordGoodPoll(store::RepoRecord& record, const PollReport& report, int64_t now,
-                    const PollerOptions& options);
+// RecordPolled for the poll `report` tells of: the reconcile time of a kReconcile poll; the
+// trigger of a poll that found a new revision as how the repo's last change was found.
+void RecordGoodPoll(store::RepoRecord& record, const PollReport& report, int64_t now);
 
 // `why` as reported and stored: a repo never seen by this store gets a note saying so.
 std::string FailureDetail(const std::string& why, bool never_seen);
 
-// A failed poll at `now`: the state with `detail`, and the next poll after the backoff.
+// A failed poll at `now`: the state with `detail`; one more error in a row when it is kErroring.
 void RecordFailed(store::RepoRecord& record, store::RepoState state, const std::string& detail,
-                  bool never_seen, int64_t now, int64_t interval_s);
+                  int64_t now);
 
 // Whether the two records hold the same state: state, detail, rename and error count.
 bool SameState(const store::RepoRecord& a, const store::RepoRecord& b);
@@ -47,14 +46,14 @@ struct Persisted {
   std::optional<int64_t> settles_at;  // when the advisories still held settle
 };
 
-// Publishes what has settled by `now`, brings record.next_poll_at forward to the next settle
-// time, and records `record`. A failed publication records nothing.
+// Publishes what has settled by `now` and records `record`. A failed publication records
+// nothing.
 Persisted PersistPoll(store::Store& writer, const std::string& repo, int64_t now,
                       store::RepoRecord& record);
 
 // What persisting adds to the poll's report: the advisories released, the settle time still
-// ahead, the next poll (`record`'s), and the failure to persist when the poll had none before.
-void AddToReport(const Persisted& persisted, const store::RepoRecord& record, PollReport& report);
+// ahead, and the failure to persist when the poll had none before.
+void AddToReport(const Persisted& persisted, PollReport& report);
 
 // The log line about held advisories after PersistPoll; nullopt when there is nothing to say.
 std::optional<std::string> SettleLine(const std::string& repo, const Persisted& persisted);

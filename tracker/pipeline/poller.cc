@@ -288,7 +288,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void RecordGood() {
-    RecordGoodPoll(record_, report_, Now(), *o_);
+    RecordGoodPoll(record_, report_, Now());
     report_.state = record_.state;
     Persist();
   }
@@ -300,7 +300,6 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     if (o_->write_soon && OnlyPollTimesChanged()) {
       o_->write_soon(
           [w = &Writer(), record = record_] { return w->repos().UpdateRepoPoll(record); });
-      report_.next_poll_at = record_.next_poll_at;
       return Done();
     }
     auto self = shared_from_this();
@@ -309,7 +308,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       *persisted = PersistPoll(self->Writer(), self->repo_, self->Now(), self->record_);
     };
     auto then = [self, persisted] {
-      AddToReport(*persisted, self->record_, self->report_);
+      AddToReport(*persisted, self->report_);
       if (std::optional<std::string> line = SettleLine(self->repo_, *persisted)) self->Log(*line);
       self->Done();
     };
@@ -347,7 +346,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
         state == store::RepoState::kDeleted && !record_.id.empty() && NoRefHead(p_.store_, record_);
     report_.error = FailureDetail(why, report_.never_seen);  // callers log the report
     if (record_.id.empty()) return Done();  // not even the repo record could be read
-    RecordFailed(record_, state, report_.error, report_.never_seen, Now(), o_->interval_s);
+    RecordFailed(record_, state, report_.error, Now());
+    report_.consecutive_errors = record_.consecutive_errors;
     Persist();
   }
 

@@ -37,17 +37,15 @@ using OutboxTargets = std::function<std::vector<std::string>(
     const std::string& repo, const diff::Change& change, bool history)>;
 
 struct PollerOptions {
-  int64_t interval_s = 900;  // after a good poll; the base of the backoff after a failed one
-  // Change hints on: a good poll is next due after this instead (0: hints off).
-  int64_t reconcile_interval_s = 0;
   bool advise_cosmetic = false;
   // A good poll also reads the repo's model info (downloads, likes, tags: one request) when the
   // stored one is older than this, never read, or the head moved. 0: never read.
   int64_t hub_info_interval_s = 0;
   // 0: advisories are published as their revision is ingested. Otherwise a burst of commits is
   // ingested as it arrives but its advisories are held until no commit came for this long (by
-  // the commits' dates, clamped to now); the repo is polled again when the burst should settle,
-  // and every poll publishes what has settled (AdvisoryStore::PublishSettled).
+  // the commits' dates, clamped to now); the report says when the burst settles (the scheduler
+  // polls the repo again then), and every poll publishes what has settled
+  // (AdvisoryStore::PublishSettled).
   int64_t settle_window_s = 0;
   // The delivery targets of one advisory ("subscription:12"), one outbox row each; unset: none.
   // `history`: its change was committed before the repo was tracked (the repo's past, which is
@@ -88,7 +86,7 @@ struct PollReport {
   int advisories = 0;  // recorded (published at once or held)
   int published = 0;   // advisories this poll published: its own unheld ones and released ones
   std::optional<int64_t> settles_at;  // when the advisories still held for the repo settle
-  int64_t next_poll_at = 0;           // when the repo wants its next poll (interval or backoff)
+  int64_t consecutive_errors = 0;     // the repo's failed polls in a row, this one included
   bool abandoned = false;             // stopped by a shutdown: nothing was recorded
   hub::CallStats stats;               // every request this poll made
 };

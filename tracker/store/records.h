@@ -80,6 +80,7 @@ struct RepoRecord {
   // When its first good poll ended; 0: not yet, so the next poll is still its first catch-up
   // (commits from before added_at found then are history). UpdateRepoPoll writes it.
   int64_t caught_up_at = 0;
+  // The scheduler's decision (SetNextPoll; AddRepo writes the first): 0 or past, due now.
   int64_t next_poll_at = 0;
   int64_t consecutive_errors = 0;
   int64_t last_reconciled_at = 0;  // the last poll the schedule started with hints on; 0: never

@@ -108,9 +108,9 @@ Result<std::vector<RepoSchedule>> RepoStore::ListSchedules() {
 Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
   HW_PREPARE(q,
              "UPDATE repos SET state = ?2, state_detail = ?3, renamed_to = ?4, "
-             "last_polled_at = ?5, next_poll_at = ?6, consecutive_errors = ?7, "
-             "last_reconciled_at = ?8, last_change_found_by = ?9, hub_downloads = ?10, "
-             "hub_likes = ?11, hub_tags = ?12, hub_info_at = ?13, caught_up_at = ?14 "
+             "last_polled_at = ?5, consecutive_errors = ?6, last_reconciled_at = ?7, "
+             "last_change_found_by = ?8, hub_downloads = ?9, hub_likes = ?10, hub_tags = ?11, "
+             "hub_info_at = ?12, caught_up_at = ?13 "
              "WHERE id = ?1");
   std::optional<std::string> found_by;
   if (repo.last_change_found_by)
@@ -127,17 +127,21 @@ Status RepoStore::UpdateRepoPoll(const RepoRecord& repo) {
       .Bind(3, repo.state_detail)
       .BindOptional(4, repo.renamed_to)
       .Bind(5, repo.last_polled_at)
-      .Bind(6, repo.next_poll_at)
-      .Bind(7, repo.consecutive_errors)
-      .Bind(8, repo.last_reconciled_at)
-      .BindOptional(9, found_by)
-      .BindOptional(10, info.downloads)
-      .BindOptional(11, info.likes)
-      .BindOptional(12, tags)
-      .BindOptional(13, fetched_at)
-      .BindOptional(14, repo.caught_up_at ? std::optional<int64_t>(repo.caught_up_at)
+      .Bind(6, repo.consecutive_errors)
+      .Bind(7, repo.last_reconciled_at)
+      .BindOptional(8, found_by)
+      .BindOptional(9, info.downloads)
+      .BindOptional(10, info.likes)
+      .BindOptional(11, tags)
+      .BindOptional(12, fetched_at)
+      .BindOptional(13, repo.caught_up_at ? std::optional<int64_t>(repo.caught_up_at)
                                           : std::nullopt)
       .Run("updating repo " + repo.id);
+}
+
+Status RepoStore::SetNextPoll(const std::string& repo, int64_t at) {
+  HW_PREPARE(q, "UPDATE repos SET next_poll_at = ?2 WHERE id = ?1");
+  return q.Bind(1, repo).Bind(2, at).Run("scheduling repo " + repo);
 }
 
 Result<std::optional<std::string>> RepoStore::GetRefHead(const std::string& repo,

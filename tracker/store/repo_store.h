@@ -28,9 +28,12 @@ class RepoStore {
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
   Result<std::vector<RepoRecord>> ListRepos();
   Result<std::vector<RepoSchedule>> ListSchedules();  // every repo, by id
-  // Polling state: state, detail, error count, next poll time, last reconcile and how the last
-  // change was found; renamed_to when renamed.
+  // What a poll found: state, detail, error count, last poll and reconcile, how the last change
+  // was found, the Hub's counts; renamed_to when renamed. Not the next poll time: the scheduler
+  // decides that (SetNextPoll).
   Status UpdateRepoPoll(const RepoRecord& repo);
+  // The scheduler's decision of when `repo` is polled next (Unix seconds); what a restart reads.
+  Status SetNextPoll(const std::string& repo, int64_t at);
 
   Result<std::optional<std::string>> GetRefHead(const std::string& repo, const std::string& ref);
   // Moves a ref cursor to a revision already ingested (a ref that caught up with another).

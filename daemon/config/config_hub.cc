@@ -1,16 +1,16 @@
-#include "daemon/service/config_hub.h"
+#include "daemon/config/config_hub.h"
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/service/config_json.h"
+#include "daemon/config/config_json.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
-using config_json::Bad;
-using config_json::CheckKeys;
-using config_json::Path;
-using config_json::PositiveInt;
-using config_json::String;
+using field::Bad;
+using field::CheckKeys;
+using field::Path;
+using field::PositiveInt;
+using field::String;
 
 Status ParseHubKeys(const nlohmann::json& h, const std::string& base_dir, HubOptionsConfig& hub) {
   if (!h.is_object()) return Bad("hub must be an object");
@@ -57,4 +57,4 @@ Status ParseHubKeys(const nlohmann::json& h, const std::string& base_dir, HubOpt
   return Status::Ok();
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -1,4 +1,4 @@
-#include "daemon/service/poll_loop.h"
+#include "daemon/schedule/poll_loop.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,7 +9,7 @@
 
 #include "daemon/service/metrics.h"
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 // The longest the timer sleeps: the watchdog's measure of a live loop.
@@ -56,7 +56,14 @@ void PollLoop::SetOptions(SchedulerOptions options) {
   for (const auto& [repo, at] : scheduler_.due()) {
     if (at > now + options.interval_s && !scheduler_.polling(repo)) far.push_back(repo);
   }
-  for (const std::string& repo : far) scheduler_.Track(repo, scheduler_.Align(repo, now));
+  for (const std::string& repo : far) {
+    scheduler_.Track(repo, scheduler_.Align(repo, now));
+    Scheduled(repo, *scheduler_.next_poll_at(repo));
+  }
+}
+
+void PollLoop::Scheduled(const std::string& repo, int64_t at) {
+  if (hooks_.scheduled) hooks_.scheduled(repo, at);
 }
 
 void PollLoop::Stop() {
@@ -132,33 +139,28 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
   metrics_.SyncHub(hub_->accounting());
   ObserveHubBudget();
   const int64_t now = clock_.UnixSeconds();
-  if (!r.ok && !r.abandoned) {
-    ++errors_;
-    log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
-               r.never_seen ? "not found" : store::RepoStateName(r.state), r.next_poll_at - now);
-  } else if (r.head_moved) {
+  const bool failed = !r.ok && !r.abandoned;
+  if (!failed && r.head_moved) {
     log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}, found by {}", repo,
                r.revisions, r.changes, r.advisories,
                r.history_rewritten ? ", history rewritten" : "", store::PollTriggerName(r.trigger));
     RecordFinding(repo, r);
-  } else {
+  } else if (!failed) {
     log_->debug("{}: unchanged ({} request)", repo, r.stats.requests);
   }
   last_cycle_ = now;
   // With hints, a repo in good health that the listing shows is next polled at its reconcile
-  // slot at least an interval away (the store says a reconcile interval away: what a restart
-  // reads); one the listing did not show, at its next interval slot.
-  const int64_t interval = scheduler_.options().interval_s;
+  // slot at least an interval away; one the listing did not show, at its next interval slot.
   const bool reconcile = hints_on() && r.ok && !unlisted_.count(repo);
-  int64_t earliest = r.next_poll_at ? r.next_poll_at : now + interval;
-  if (hints_on() && r.ok) earliest = now + interval;
-  scheduler_.Finished(repo, earliest, r.stats.requests, now,
-                      reconcile ? Scheduler::Slots::kReconcile : Scheduler::Slots::kInterval);
-  // A burst publishes when it settles, not at the repo's next slot.
-  const std::optional<int64_t> next = scheduler_.next_poll_at(repo);
-  if (r.settles_at && next && *r.settles_at < *next) {
-    scheduler_.Track(repo, *r.settles_at);
-    settle_wakes_.insert(repo);
+  const Scheduler::NextPoll next =
+      scheduler_.Finished(repo, PollEnd::Of(r), r.stats.requests, now,
+                          reconcile ? Scheduler::Slots::kReconcile : Scheduler::Slots::kInterval);
+  if (next.settle_wake) settle_wakes_.insert(repo);
+  Scheduled(repo, next.at);
+  if (failed) {
+    ++errors_;
+    log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
+               r.never_seen ? "not found" : store::RepoStateName(r.state), next.at - now);
   }
   if (r.published > 0 && hooks_.published) hooks_.published();
   if (stopping_) {
@@ -170,7 +172,7 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
 
 void PollLoop::RecordFinding(const std::string& repo, const pipeline::PollReport& r) {
   if (r.revisions == 0 || r.first_poll) return;
-  Metrics& m = metrics_.metrics();
+  service::Metrics& m = metrics_.metrics();
   switch (r.trigger) {
     case store::PollTrigger::kListing:
     case store::PollTrigger::kWebhook:
@@ -232,4 +234,4 @@ void PollLoop::MaybeDrained() {
   drained();
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -1,4 +1,4 @@
-#include "daemon/service/poll_metrics.h"
+#include "daemon/schedule/poll_metrics.h"
 
 #include <algorithm>
 #include <string>
@@ -7,7 +7,7 @@
 #include "tracker/hub/accounting.h"
 #include "tracker/pipeline/poller.h"
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 namespace {
 
 // The Hub's rate-limit bucket of a request: "resolvers" for file reads (and their CDN hops),
@@ -34,7 +34,7 @@ void PollMetrics::RecordPoll(const pipeline::PollReport& r, double seconds) {
   metrics_.counter("hubwatch_polls_total", "polls by outcome", {{"outcome", outcome}}).Add();
   metrics_.counter("hubwatch_revisions_ingested_total", "revisions ingested")
       .Add(static_cast<uint64_t>(r.revisions));
-  Histogram& ingest = metrics_.histogram(
+  service::Histogram& ingest = metrics_.histogram(
       "hubwatch_ingest_seconds", "time to ingest one revision: tree read, fetches, diffs, commit",
       {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
   for (double s : r.ingest_seconds) ingest.Observe(s);
@@ -90,4 +90,4 @@ void PollMetrics::SyncHub(const hub::Accounting& accounting) {
   }
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/service/listing_ledger.h"
+#include "daemon/schedule/listing_ledger.h"
 #include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
 
@@ -32,8 +32,10 @@ class logger;
 }
 
 namespace hubwatch::service {
-
 class Metrics;
+}
+
+namespace hubwatch::schedule {
 
 class ListingHints {
  public:
@@ -46,7 +48,7 @@ class ListingHints {
   struct Deps {
     TimerClock* clock = nullptr;  // time, and the timer between rounds
     std::shared_ptr<spdlog::logger> log;
-    Metrics* metrics = nullptr;
+    service::Metrics* metrics = nullptr;
     hub::HubClient* hub = nullptr;
     // The tracked repos now.
     std::function<std::vector<std::string>()> tracked;
@@ -96,4 +98,4 @@ class ListingHints {
   bool stopped_ = false;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -1,9 +1,9 @@
-#include "daemon/service/listing_ledger.h"
+#include "daemon/schedule/listing_ledger.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
 std::string_view ListingModeName(ListingMode mode) {
   return mode == ListingMode::kFeed ? "feed" : "owners";
@@ -82,4 +82,4 @@ void ListingLedger::EndRound(bool complete) {
   newest_seen_ = 0;
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -7,8 +7,11 @@
 //   - repos are spread over the interval by a deterministic phase (a hash of the repo id), so
 //     they do not all fire together: a repo's slots are phase + k * interval
 //   - at most max_concurrent polls run at once
-//   - the requests polls make count against a fixed window (window_s); when the window's quota
-//     is spent nothing starts until the next window
+//   - the requests polls make count against the request budget (request_budget.h: a fixed
+//     window's quota, the Hub's own limits, the webhooks' share); when it is spent nothing starts
+//     until the next window
+//   - when a poll ends, the repo's next poll is decided here (next_poll.h: the wait after that
+//     outcome, then the repo's slot, a pending hint or a burst's settle time), once
 //   - with change hints on (reconcile_interval_s > 0) a repo in good health is polled once per
 //     reconcile interval, at a phase of its own in that window (batched by the minute); a hint (the
 //     Hub's listing or a webhook says it moved) makes it due at once, or again as soon as a poll in
@@ -22,8 +25,7 @@
 //     poll serves every webhook that came meanwhile. The rest of the budget stays the schedule's
 //   - requests made outside polls (listing reads) count against the window too (Spend)
 //   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
-//     bucket nothing starts, and a Hub quota below the configured one lowers the budget to 80%
-//     of the Hub's (scaled to window_s)
+//     bucket nothing starts, and a Hub quota below the configured one lowers the budget
 // Not thread-safe: the service uses it from the network thread.
 
 #include <cstdint>
@@ -33,9 +35,11 @@
 #include <string>
 #include <vector>
 
+#include "daemon/schedule/next_poll.h"
+#include "daemon/schedule/request_budget.h"
 #include "tracker/store/records.h"
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
 struct SchedulerOptions {
   int64_t interval_s = 900;
@@ -49,8 +53,12 @@ struct SchedulerOptions {
 
 class Scheduler {
  public:
-  explicit Scheduler(SchedulerOptions options) : options_(options) {}
-  void SetOptions(SchedulerOptions options) { options_ = options; }
+  explicit Scheduler(SchedulerOptions options)
+      : options_(options), budget_(BudgetOptions(options)) {}
+  void SetOptions(SchedulerOptions options) {
+    options_ = options;
+    budget_.SetOptions(BudgetOptions(options));
+  }
   const SchedulerOptions& options() const { return options_; }
 
   // next_poll_at: Unix seconds; 0 means never polled (due now).
@@ -77,11 +85,17 @@ class Scheduler {
   // unchanged with hints off or for 0 (due now).
   int64_t Batched(int64_t t) const;
 
-  // A poll ended: `requests` count against the current window; the repo is next due at the
-  // first of its `slots` at or after `earliest_next` (the poller's choice: interval or
-  // backoff), or at once when a hint came while it was in flight.
-  void Finished(const std::string& repo, int64_t earliest_next, int64_t requests, int64_t now,
-                Slots slots = Slots::kInterval);
+  // When a repo is polled next, as decided when its poll ended.
+  struct NextPoll {
+    int64_t at = 0;            // Unix seconds
+    bool settle_wake = false;  // at the settle time of a held burst, before the repo's slot
+  };
+  // A poll ended as `end`: `requests` count against the current window, and the repo's next
+  // poll is decided: at once (or at the end of a webhook's gap) when a hint came while it was in
+  // flight; else the first of its `slots` at least WaitAfter(end) away; brought forward to the
+  // settle time of a burst still held. The caller records the returned time in the store.
+  NextPoll Finished(const std::string& repo, const PollEnd& end, int64_t requests, int64_t now,
+                    Slots slots = Slots::kInterval);
 
   // kQueued: a poll is due now (or when the one in flight ends); kAlreadyQueued: merged into a
   // poll already queued or due; kDeferred: a webhook's poll, queued for the end of the repo's
@@ -104,15 +118,15 @@ class Scheduler {
   // The Hub's last word on the api bucket: `paused_until` (Unix seconds) while its quota is spent;
   // `quota` requests per `window_s` seconds when it announced a policy.
   void ObserveHub(std::optional<int64_t> paused_until, std::optional<int64_t> quota,
-                  std::optional<int64_t> window_s);
+                  std::optional<int64_t> window_s) {
+    budget_.ObserveHub(paused_until, quota, window_s);
+  }
   // The budget per window in force: the configured quota, or less after ObserveHub.
-  int64_t budget() const;
-
-  int64_t used_in_window(int64_t now) const;
-  // What the polls webhooks started may spend per window, and have spent in this one (one
-  // request reserved per poll queued, the rest of its requests when it ends).
-  int64_t webhook_budget() const;
-  int64_t webhook_used_in_window(int64_t now) const;
+  int64_t budget() const { return budget_.budget(); }
+  int64_t used_in_window(int64_t now) const { return budget_.used(now); }
+  // What the polls webhooks started may spend per window, and have spent in this one.
+  int64_t webhook_budget() const { return budget_.webhook_budget(); }
+  int64_t webhook_used_in_window(int64_t now) const { return budget_.webhook_used(now); }
   std::optional<int64_t> next_poll_at(const std::string& repo) const;
 
   // The repo's offset into each interval, in [0, interval_s).
@@ -121,7 +135,9 @@ class Scheduler {
   int64_t Align(const std::string& repo, int64_t t, Slots slots = Slots::kInterval) const;
 
  private:
-  void Roll(int64_t now) const;
+  static RequestBudget::Options BudgetOptions(const SchedulerOptions& o) {
+    return {.quota = o.quota, .window_s = o.window_s, .webhook_percent = o.webhook_percent};
+  }
   // Moves a waiting repo's next poll time.
   void Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at);
 
@@ -150,11 +166,7 @@ class Scheduler {
   // Every tracked repo not in flight, by next poll time: TakeDue and NextWake read its front,
   // so a poll costs O(log n) however many repos are tracked.
   std::set<Slot, SlotOrder> waiting_;
-  mutable int64_t window_start_ = 0;
-  mutable int64_t used_ = 0;
-  mutable int64_t webhook_used_ = 0;
-  std::optional<int64_t> hub_paused_until_;
-  std::optional<int64_t> hub_budget_;  // 80% of the Hub's quota, per window_s
+  RequestBudget budget_;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

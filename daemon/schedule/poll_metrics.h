@@ -23,14 +23,16 @@ struct PollReport;
 }
 
 namespace hubwatch::service {
-
 class Metrics;
+}
+
+namespace hubwatch::schedule {
 
 class PollMetrics {
  public:
-  PollMetrics(Metrics& metrics, const Clock& clock, int64_t window_s = 300)
+  PollMetrics(service::Metrics& metrics, const Clock& clock, int64_t window_s = 300)
       : metrics_(metrics), clock_(clock), window_s_(window_s) {}
-  Metrics& metrics() { return metrics_; }
+  service::Metrics& metrics() { return metrics_; }
 
   // One poll ended after `seconds`.
   void RecordPoll(const pipeline::PollReport& report, double seconds);
@@ -38,7 +40,7 @@ class PollMetrics {
   void SyncHub(const hub::Accounting& accounting);
 
  private:
-  Metrics& metrics_;
+  service::Metrics& metrics_;
   const Clock& clock_;
   const int64_t window_s_;
   int64_t window_start_ = 0;
@@ -48,4 +50,4 @@ class PollMetrics {
   int64_t waited_ms_seen_ = 0;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

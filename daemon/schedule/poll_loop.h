@@ -33,8 +33,9 @@
 #include <set>
 #include <string>
 
-#include "daemon/service/poll_metrics.h"
-#include "daemon/service/scheduler.h"
+#include "daemon/schedule/poll_metrics.h"
+#include "daemon/schedule/scheduler.h"
+#include "daemon/service/loop_health.h"
 #include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
 #include "tracker/pipeline/poller.h"
@@ -43,17 +44,20 @@ namespace spdlog {
 class logger;
 }
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
-class PollLoop {
+class PollLoop final : public service::LoopHealth {
  public:
   struct Hooks {
     std::function<void()> published;  // a poll published advisories
     std::function<void()> drained;    // after Stop(): the last poll in flight ended
+    // The scheduler decided when `repo` is polled next (a poll ended, or hints went off): the
+    // service records it in the store, which a restart reads.
+    std::function<void(const std::string& repo, int64_t at)> scheduled;
   };
   PollLoop(boost::asio::io_context& io, TimerClock& clock, std::shared_ptr<spdlog::logger> log,
            PollMetrics& metrics, Hooks hooks);
-  ~PollLoop();
+  ~PollLoop() override;
   PollLoop(const PollLoop&) = delete;
   PollLoop& operator=(const PollLoop&) = delete;
 
@@ -74,10 +78,10 @@ class PollLoop {
 
   Scheduler& scheduler() { return scheduler_; }
   const Scheduler& scheduler() const { return scheduler_; }
-  // Whether the timer ran lately: false when the loop is wedged (the watchdog stops pinging).
-  bool alive() const;
-  // "watching 12 repos; 1 polling; last poll 14s ago; 0 errors"
-  std::string StatusLine() const;
+  // LoopHealth: whether the timer ran lately, the status line, the polls in flight.
+  bool alive() const override;
+  std::string StatusLine() const override;
+  size_t polls_in_flight() const override { return scheduler_.in_flight(); }
 
  private:
   void Tick();
@@ -88,6 +92,7 @@ class PollLoop {
   // Counts a miss or a hint used; says how the poll was started for the log line.
   void RecordFinding(const std::string& repo, const pipeline::PollReport& report);
   void Finished(const std::string& repo, const pipeline::PollReport& report, double seconds);
+  void Scheduled(const std::string& repo, int64_t at);
   void ObserveHubBudget();
   void MaybeDrained();
   // The webhook line, when there is something to say and the last one is a minute old.
@@ -118,4 +123,4 @@ class PollLoop {
   std::optional<int64_t> webhooks_told_at_;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "daemon/service/config.h"
-#include "daemon/service/config_json.h"
+#include "daemon/config/config.h"
+#include "daemon/config/config_json.h"
 #include "tracker/hub/repo_id.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
-using config_json::Bad;
-using config_json::CheckKeys;
-using config_json::Describe;
-using config_json::PositiveInt;
-using config_json::String;
+using field::Bad;
+using field::CheckKeys;
+using field::Describe;
+using field::PositiveInt;
+using field::String;
 
 namespace {
 
@@ -106,4 +106,4 @@ Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& wh
   return repo;
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -1,14 +1,14 @@
 #pragma once
 
-// DerivativeWatch: follows the derivatives of the tracked repos that ask for it ("derivatives"
-// in their repos[] entry). Per repo, one round every interval (pipeline/derivative_check.h):
-// the listing of its derivatives ranked with those stored before (what spam lacks: downloads,
-// likes, age), the follow-ups of stored ones the listing did not show, the reads of those at a
-// new head, then every derivative classified against upstream's fixes (the stored facets of an
-// unchanged one are classified again, and stamped with upstream's newest fix) and the outcome
-// stored in one write, which publishes a derivative's own advisory when it lags and updates it
-// when it catches up, and evicts what the round dropped (logged, with why, and kept in
-// store::DerivativeEvictions for the API).
+// DerivativeWatch: when the derivatives of the tracked repos that ask for it ("derivatives" in
+// their repos[] entry) are checked, and what is told of each check. Per repo, one round every
+// interval; the round itself is the pipeline's: what the store knows before it and the
+// classification after it (pipeline/derivative_round.h), the Hub's part (listing, ranking,
+// follow-ups, reads at a new head: pipeline/derivative_check.h). This class prepares a round,
+// starts it, hands what it found to the classification, records the outcome through the store
+// thread in one transaction (which publishes a derivative's own advisory when it lags and updates
+// it when it catches up, and evicts what the round dropped), logs it, counts it, and schedules
+// the next.
 //
 // Low priority: a round starts only when no poll is due or running, one round at a time, its
 // reads `concurrency` at a time, its requests spent from the scheduler's budget. A listing
@@ -31,19 +31,21 @@
 #include <string>
 #include <vector>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "daemon/service/store_access.h"
 #include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
-#include "tracker/pipeline/derivative_check.h"
+#include "tracker/pipeline/derivative_round.h"
 
 namespace spdlog {
 class logger;
 }
 
 namespace hubwatch::service {
-
 class Metrics;
+}
+
+namespace hubwatch::schedule {
 
 class DerivativeWatch {
  public:
@@ -57,9 +59,9 @@ class DerivativeWatch {
   struct Deps {
     TimerClock* clock = nullptr;  // time, and the timer between looks at the schedule
     std::shared_ptr<spdlog::logger> log;
-    Metrics* metrics = nullptr;
+    service::Metrics* metrics = nullptr;
     hub::HubClient* hub = nullptr;
-    StoreAccess* store = nullptr;
+    service::StoreAccess* store = nullptr;
     std::function<bool()> polls_idle;             // no poll due or running
     std::function<void(int64_t requests)> spend;  // the scheduler's budget
     std::function<void()> published;              // a round stored lags (advisories may be new)
@@ -70,7 +72,7 @@ class DerivativeWatch {
 
   // The repos to follow (those with derivatives.enabled); a repo already followed keeps its
   // next round's time, a new one is due at once.
-  void SetRepos(const std::vector<RepoConfig>& repos);
+  void SetRepos(const std::vector<config::RepoConfig>& repos);
   void SetOptions(Options options) { options_ = options; }
   // Where a derivative's new advisory is delivered (subscriptions matching the derivative).
   void SetTargets(store::DerivativeTargets targets) { targets_ = std::move(targets); }
@@ -85,21 +87,19 @@ class DerivativeWatch {
   void Arm(int64_t seconds);
   void CancelTimer();
   void Tick();
-  void StartRound(const RepoConfig& repo);
-  // `fixes_through`: the seq of upstream's newest fix when `fixes` were loaded.
-  void EndRound(const std::string& upstream, std::vector<derivatives::FixFacets> fixes,
-                int64_t fixes_through, std::map<std::string, derivatives::DerivativeRecord> stored,
-                pipeline::DerivativeRound round);
+  void StartRound(const config::RepoConfig& repo);
+  // Classifies what the round found, records it, and schedules the repo's next round.
+  void EndRound(const pipeline::PreparedDerivativeRound& prepared, pipeline::DerivativeRound round);
 
   Deps deps_;
   Options options_;
   std::optional<TimerId> timer_;  // set by Arm, until it fires
   store::DerivativeTargets targets_;
-  std::map<std::string, RepoConfig> repos_;
+  std::map<std::string, config::RepoConfig> repos_;
   std::map<std::string, int64_t> next_round_at_;
   bool running_ = false;
   bool stopped_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

@@ -1,14 +1,14 @@
-#include "daemon/service/listen_address.h"
+#include "daemon/config/listen_address.h"
 
 #include <boost/asio/ip/address.hpp>
 #include <charconv>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
 Result<boost::asio::ip::tcp::endpoint> ParseListenAddress(const std::string& listen) {
-  const std::string shown = service::QuoteForError(listen);
+  const std::string shown = config::QuoteForError(listen);
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) {
     return Error::InvalidInput("listen must be HOST:PORT, got " + shown);
@@ -33,4 +33,4 @@ Result<boost::asio::ip::tcp::endpoint> ParseListenAddress(const std::string& lis
   return boost::asio::ip::tcp::endpoint(address, static_cast<uint16_t>(p));
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

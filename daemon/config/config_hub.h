@@ -8,12 +8,12 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 #include "estimator/base/result.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
 Status ParseHubKeys(const nlohmann::json& hub_object, const std::string& base_dir,
                     HubOptionsConfig& hub);
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

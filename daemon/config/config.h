@@ -24,7 +24,7 @@
 #include "tracker/derivatives/derivative.h"
 #include "tracker/hub/hub_settings.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
 // Which derivatives of a repo are followed ("derivatives": true, or {"max", "relations"}).
 struct DerivativesConfig {
@@ -152,4 +152,4 @@ Result<std::optional<std::string>> ReadAdminToken(const DaemonConfig& config);
 // The Hub endpoint and token: the config's, else the environment's (hub::LoadHubSettings).
 Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config);
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -11,7 +11,7 @@
 
 #include "estimator/base/result.h"
 
-namespace hubwatch::service::config_json {
+namespace hubwatch::config::field {
 
 Error Bad(const std::string& what);
 
@@ -38,4 +38,4 @@ Result<std::string> String(const nlohmann::json& v, const std::string& where);
 Result<std::string> Path(const nlohmann::json& v, const std::string& where,
                          const std::string& base_dir);
 
-}  // namespace hubwatch::service::config_json
+}  // namespace hubwatch::config::field

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
 struct ListedModel {
   std::string id;
@@ -92,4 +92,4 @@ class ListingLedger {
   int rounds_since_probe_ = 0;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

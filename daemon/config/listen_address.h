@@ -8,9 +8,9 @@
 
 #include "estimator/base/result.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
 // Errors are bad input, start with "listen" and quote at most 80 characters of the value.
 Result<boost::asio::ip::tcp::endpoint> ParseListenAddress(const std::string& listen);
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -1,22 +1,15 @@
 #pragma once
 
-// ServiceControl: what the HTTP API may ask of the running service, and see of it. Implemented
-// by the service; the API holds a reference. Called on the network thread only.
+// ServiceControl: what the HTTP API may ask of the running service, and see of it. Declared
+// here, by the API that asks; implemented by app::Service, which assembles the API below it. The
+// API holds a reference. Called on the network thread only.
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
-#include "daemon/service/scheduler.h"
+#include "daemon/schedule/scheduler.h"
 #include "tracker/store/records.h"
 
-namespace hubwatch::service {
-
-struct RepoSchedule {
-  std::string id;
-  int64_t next_poll_at = 0;  // Unix seconds
-  bool polling = false;      // a poll is in flight
-};
+namespace hubwatch::api {
 
 class ServiceControl {
  public:
@@ -26,12 +19,11 @@ class ServiceControl {
   // The store no longer has it: stop scheduling it (an in-flight poll finishes harmlessly).
   virtual void RepoRemoved(const std::string& id) = 0;
   // A change hint (a Hub webhook) says `id` moved: poll it now, deduplicated.
-  virtual Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) = 0;
+  virtual schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) = 0;
   // /readyz: the store is open, the listener bound and the scheduler running.
   virtual bool ready() const = 0;
   // One line: "watching 12 repos; 1 polling; last poll 14s ago; 0 errors" (PollLoop::StatusLine).
   virtual std::string status_line() const = 0;
-  virtual std::vector<RepoSchedule> schedule() const = 0;
 };
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::api

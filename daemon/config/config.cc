@@ -1,4 +1,4 @@
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,23 +9,23 @@
 #include <set>
 #include <tuple>
 
-#include "daemon/service/config_hub.h"
-#include "daemon/service/config_json.h"
+#include "daemon/config/config_hub.h"
+#include "daemon/config/config_json.h"
 #include "estimator/base/json_nesting.h"
 #include "estimator/base/text.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
 
-namespace hubwatch::service {
+namespace hubwatch::config {
 
-using config_json::Bad;
-using config_json::CheckKeys;
-using config_json::Describe;
-using config_json::IntInRange;
-using config_json::Path;
-using config_json::PositiveInt;
-using config_json::Resolve;
-using config_json::String;
+using field::Bad;
+using field::CheckKeys;
+using field::Describe;
+using field::IntInRange;
+using field::Path;
+using field::PositiveInt;
+using field::Resolve;
+using field::String;
 
 namespace {
 
@@ -398,4 +398,4 @@ Result<hub::HubSettings> HubSettingsFor(const DaemonConfig& config) {
   return settings;
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::config

@@ -1,4 +1,4 @@
-#include "daemon/service/listing_hints.h"
+#include "daemon/schedule/listing_hints.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,7 +9,7 @@
 #include "daemon/service/metrics.h"
 #include "tracker/advisory/time_text.h"
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
 struct ListingHints::Round {
   ListingRound plan;
@@ -160,7 +160,7 @@ void ListingHints::EndRound() {
   const bool complete = !r->error;
   ledger_.EndRound(complete);
   if (r->requests > 0) deps_.spend(r->requests);
-  Metrics& m = *deps_.metrics;
+  service::Metrics& m = *deps_.metrics;
   const std::string mode(ListingModeName(r->plan.mode));
   m.counter("hubwatch_listing_rounds_total", "listing hint rounds by outcome",
             {{"outcome", complete ? "ok" : "error"}})
@@ -194,4 +194,4 @@ void ListingHints::EndRound() {
   Arm(options_.interval_s);
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule

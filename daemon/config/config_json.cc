@@ -1,11 +1,11 @@
-#include "daemon/service/config_json.h"
+#include "daemon/config/config_json.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "daemon/service/config.h"
+#include "daemon/config/config.h"
 
-namespace hubwatch::service::config_json {
+namespace hubwatch::config::field {
 
 Error Bad(const std::string& what) { return Error::InvalidInput(what); }
 
@@ -70,4 +70,4 @@ Result<std::string> Path(const nlohmann::json& v, const std::string& where,
   return Resolve(base_dir, *p);
 }
 
-}  // namespace hubwatch::service::config_json
+}  // namespace hubwatch::config::field

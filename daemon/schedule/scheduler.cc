@@ -1,8 +1,8 @@
-#include "daemon/service/scheduler.h"
+#include "daemon/schedule/scheduler.h"
 
 #include <algorithm>
 
-namespace hubwatch::service {
+namespace hubwatch::schedule {
 
 void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
   auto [it, added] = due_.try_emplace(repo, next_poll_at);
@@ -24,47 +24,10 @@ void Scheduler::Untrack(const std::string& repo) {
   due_.erase(it);
 }
 
-void Scheduler::Roll(int64_t now) const {
-  const int64_t start = now - now % std::max<int64_t>(1, options_.window_s);
-  if (start != window_start_) {
-    window_start_ = start;
-    used_ = 0;
-    webhook_used_ = 0;
-  }
-}
-
-int64_t Scheduler::used_in_window(int64_t now) const {
-  Roll(now);
-  return used_;
-}
-
-void Scheduler::ObserveHub(std::optional<int64_t> paused_until, std::optional<int64_t> quota,
-                           std::optional<int64_t> window_s) {
-  hub_paused_until_ = paused_until;
-  if (quota && window_s && *window_s > 0) {
-    // 80% of the Hub's rate, over our own window; at least 1 so polling never stops for good.
-    hub_budget_ = std::max<int64_t>(1, *quota * 4 * options_.window_s / (5 * *window_s));
-  }
-}
-
-int64_t Scheduler::budget() const {
-  return hub_budget_ ? std::min(options_.quota, *hub_budget_) : options_.quota;
-}
-
-int64_t Scheduler::webhook_budget() const {
-  return budget() * std::clamp<int64_t>(options_.webhook_percent, 0, 100) / 100;
-}
-
-int64_t Scheduler::webhook_used_in_window(int64_t now) const {
-  Roll(now);
-  return webhook_used_;
-}
-
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
-  Roll(now);
-  if (hub_paused_until_ && now < *hub_paused_until_) return {};
+  if (budget_.paused_until(now)) return {};
   const size_t cap = static_cast<size_t>(std::max(0, options_.max_concurrent));
-  if (in_flight_.size() >= cap || used_ >= budget()) return {};
+  if (in_flight_.size() >= cap || budget_.spent(now)) return {};
   // Longest-due first (ties by id), only as many as there are free slots.
   std::vector<std::string> out;
   const size_t take = cap - in_flight_.size();
@@ -85,21 +48,26 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   return out;
 }
 
-void Scheduler::Finished(const std::string& repo, int64_t earliest_next, int64_t requests,
-                         int64_t now, Slots slots) {
-  Roll(now);
-  used_ += requests;
+Scheduler::NextPoll Scheduler::Finished(const std::string& repo, const PollEnd& end,
+                                        int64_t requests, int64_t now, Slots slots) {
+  budget_.Spend(requests, now);
   const bool was_in_flight = in_flight_.erase(repo) > 0;
+  if (webhook_in_flight_.erase(repo)) budget_.SpendWebhook(requests, now);
   auto it = due_.find(repo);
-  if (it == due_.end()) return;
-  if (webhook_in_flight_.erase(repo)) {
-    webhook_used_ += std::max<int64_t>(0, requests - 1);  // one was reserved when it was queued
-  }
+  if (it == due_.end()) return {};
   if (!was_in_flight) waiting_.erase({it->second, &it->first});
+  NextPoll next;
   const auto hinted = hinted_.find(repo);
-  it->second = hinted != hinted_.end() ? std::max(now, hinted->second.not_before)
-                                       : Align(repo, std::max(earliest_next, now + 1), slots);
+  if (hinted != hinted_.end()) {
+    next.at = std::max(now, hinted->second.not_before);
+  } else {
+    next.at = Align(repo, std::max(now + WaitAfter(end, options_.interval_s), now + 1), slots);
+  }
+  // A burst publishes when it settles, not at the repo's next slot.
+  if (end.settles_at && *end.settles_at < next.at) next = {*end.settles_at, true};
+  it->second = next.at;
   waiting_.insert({it->second, &it->first});
+  return next;
 }
 
 void Scheduler::Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at) {
@@ -130,9 +98,7 @@ Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigg
     if (auto started = webhook_started_.find(repo); started != webhook_started_.end()) {
       not_before = std::max(now, started->second + options_.webhook_gap_s);
     }
-    Roll(now);
-    if (webhook_used_ >= webhook_budget()) return HintOutcome::kDropped;
-    ++webhook_used_;  // an unchanged poll's one refs request; the rest is counted when it ends
+    if (!budget_.ReserveWebhook(now)) return HintOutcome::kDropped;
   }
   hinted_.emplace(repo, PendingHint{trigger, not_before});
   if (!in_flight && not_before < it->second) Reschedule(it, not_before);
@@ -147,17 +113,14 @@ std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo
   return trigger;
 }
 
-void Scheduler::Spend(int64_t requests, int64_t now) {
-  Roll(now);
-  used_ += requests;
-}
+void Scheduler::Spend(int64_t requests, int64_t now) { budget_.Spend(requests, now); }
 
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
-  Roll(now);
   if (waiting_.empty()) return std::nullopt;
   const int64_t wake = waiting_.begin()->first;
-  if (wake <= now && used_ >= budget()) return window_start_ + options_.window_s;
-  if (hub_paused_until_ && wake < *hub_paused_until_) return *hub_paused_until_;
+  if (wake <= now && budget_.spent(now)) return budget_.window_end(now);
+  const std::optional<int64_t> paused = budget_.paused_until(now);
+  if (paused && wake < *paused) return *paused;
   return wake;
 }
 
@@ -195,4 +158,4 @@ int64_t Scheduler::Batched(int64_t t) const {
   return (t + quantum - 1) / quantum * quantum;
 }
 
-}  // namespace hubwatch::service
+}  // namespace hubwatch::schedule
