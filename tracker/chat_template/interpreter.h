@@ -111,7 +111,7 @@ Value LookupBuiltin(const Value& object, std::string_view name);
 Value CallBuiltin(Interpreter& interpreter, const Value& receiver, std::string_view name,
                   std::vector<Value>& args, SourcePos pos);
 
-// Global functions (methods.cc): namespace, range, raise_exception, strftime_now.
+// Global functions and constants (globals.cc): namespace, range, raise_exception, strftime_now.
 void DefineGlobals(Scope& globals);
 
 // Compares two values the way the sort / dictsort filters do; fails the interpreter for
