@@ -1,8 +1,10 @@
-// The strict JSON scanner the tokenizer engine reads large files with.
+// The strict JSON scanner the tokenizer engine reads large files with, and its string reader.
 
 #include "tracker/diff/json_cursor.h"
 
 #include <gtest/gtest.h>
+
+#include "tracker/diff/json_string.h"
 
 namespace hubwatch::diff {
 namespace {
@@ -44,6 +46,30 @@ TEST(JsonCursor, MalformedStringsFail) {
     EXPECT_FALSE(ok) << bad;
     EXPECT_TRUE(message.starts_with("byte ")) << message;
   }
+}
+
+TEST(JsonString, StopsPastTheClosingQuoteOrAtTheFault) {
+  StringArena arena;
+  std::string_view out;
+  size_t pos = 1;
+  EXPECT_EQ(ReadJsonString(R"("ab" x)", &pos, &out, &arena), nullptr);
+  EXPECT_EQ(out, "ab");
+  EXPECT_EQ(pos, 4u);
+  EXPECT_TRUE(arena.empty());
+
+  pos = 0;
+  EXPECT_EQ(ReadJsonString(R"(a\nb")", &pos, &out, &arena), nullptr);
+  EXPECT_EQ(out, "a\nb");
+  EXPECT_EQ(pos, 5u);
+  ASSERT_EQ(arena.size(), 1u);
+  EXPECT_EQ(out.data(), arena.back().data());
+
+  pos = 0;
+  out = {};
+  EXPECT_STREQ(ReadJsonString(R"(a\qb")", &pos, &out, &arena), "invalid escape in a string");
+  EXPECT_EQ(pos, 1u);  // the backslash
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(arena.size(), 1u);
 }
 
 TEST(JsonCursor, Integers) {

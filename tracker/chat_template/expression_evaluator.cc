@@ -1,12 +1,10 @@
 #include "tracker/chat_template/expression_evaluator.h"
 
-#include <cmath>
 #include <string>
 #include <utility>
 
 #include "tracker/chat_template/interpreter.h"
 #include "tracker/chat_template/operators.h"
-#include "tracker/chat_template/text.h"
 
 namespace hubwatch::chat_template {
 
@@ -167,36 +165,7 @@ Value ExpressionEvaluator::EvaluateMember(const Node& node, const ScopePtr& scop
   } else {
     property = Value::String(property_node.text);
   }
-  if (object.has_entries()) {
-    if (!property.is_string()) {
-      return state_.Fail(node.pos, "attribute access: a key must be a string, got " +
-                                       std::string(property.TypeName()));
-    }
-    if (const Value* found = object.object().Find(property.str())) return *found;
-    return object.is_object_like() ? LookupBuiltin(object, property.str()) : Value();
-  }
-  if (object.is_array_like() || object.is_string()) {
-    if (property.is(ValueKind::kInteger)) {
-      if (object.is_string()) {
-        std::string character;
-        if (!text::Utf16At(object.str(), std::trunc(property.number()), character)) return Value();
-        return Value::String(std::move(character));
-      }
-      const Array& items = object.array();
-      double index = std::trunc(property.number());
-      if (index < 0) index += static_cast<double>(items.size());
-      if (index < 0 || index >= static_cast<double>(items.size())) return Value();
-      return items[static_cast<size_t>(index)];
-    }
-    if (property.is_string()) return LookupBuiltin(object, property.str());
-    return state_.Fail(node.pos, "subscript: an index must be an integer or a string, got " +
-                                     std::string(property.TypeName()));
-  }
-  if (!property.is_string()) {
-    return state_.Fail(node.pos, "attribute access: a key must be a string, got " +
-                                     std::string(property.TypeName()));
-  }
-  return Value();
+  return MemberOperation(state_, node, object, property);
 }
 
 Value ExpressionEvaluator::EvaluateSlice(const Value& object, const Node& slice,

@@ -1,28 +1,11 @@
 #include "tracker/chat_template/interpreter.h"
 
+#include <optional>
 #include <utility>
 
+#include "tracker/chat_template/for_loop.h"
+
 namespace hubwatch::chat_template {
-namespace {
-
-// The `loop` variable of a for loop's iteration i over items.
-Value LoopVariable(const Array& items, size_t i) {
-  const double length = static_cast<double>(items.size());
-  const double index = static_cast<double>(i);
-  Object loop;
-  loop.Set("index", Value::Integer(index + 1));
-  loop.Set("index0", Value::Integer(index));
-  loop.Set("revindex", Value::Integer(length - index));
-  loop.Set("revindex0", Value::Integer(length - index - 1));
-  loop.Set("first", Value::Boolean(i == 0));
-  loop.Set("last", Value::Boolean(i + 1 == items.size()));
-  loop.Set("length", Value::Integer(length));
-  loop.Set("previtem", i > 0 ? items[i - 1] : Value());
-  loop.Set("nextitem", i + 1 < items.size() ? items[i + 1] : Value());
-  return Value::MakeObject(std::move(loop));
-}
-
-}  // namespace
 
 Interpreter::Interpreter(const RenderOptions& options, ScopePtr globals)
     : globals_(std::move(globals)), state_(options, globals_), evaluator_(*this, state_) {}
@@ -109,76 +92,14 @@ void Interpreter::RenderStatement(const Node& node, const ScopePtr& scope, std::
 
 void Interpreter::RenderFor(const Node& node, const ScopePtr& scope, std::string& out) {
   auto loop_scope = state_.MakeScope(scope);
-  const Node* test = nullptr;
-  Value iterable;
-  if (node.b->kind == NodeKind::kSelect) {
-    iterable = evaluator_.Evaluate(*node.b->a, loop_scope);
-    test = node.b->b.get();
-  } else {
-    iterable = evaluator_.Evaluate(*node.b, loop_scope);
-  }
-  if (state_.halted()) return;
-  if (!iterable.is_array_like() && !iterable.is_object_like()) {
-    state_.Fail(node.b->pos, "for loop: expected an array or an object to iterate, got " +
-                                 std::string(iterable.TypeName()));
-    return;
-  }
-  if (iterable.is_object_like()) {
-    Array keys;
-    for (const auto& entry : iterable.object().entries())
-      keys.push_back(Value::String(entry.first));
-    iterable = Value::MakeArray(std::move(keys));
-  }
-  const Node& target = *node.a;
-  const auto bind = [&](const Value& item, Scope& into) {
-    if (target.kind == NodeKind::kIdentifier) {
-      into.Set(target.text, item);
-      return;
-    }
-    for (size_t j = 0; j < target.items.size(); ++j) {
-      if (target.items[j]->kind != NodeKind::kIdentifier) {
-        state_.Fail(target.items[j]->pos, "for loop: can only unpack into names");
-        return;
-      }
-      into.Set(target.items[j]->text, item.array()[j]);
-    }
-  };
-  const Array& candidates = iterable.array();
-  Array items;
-  if (target.kind == NodeKind::kIdentifier && test == nullptr) {
-    items = candidates;
-  } else {
-    for (const Value& candidate : candidates) {
-      if (target.kind == NodeKind::kTupleLiteral) {
-        if (!candidate.is(ValueKind::kArray)) {
-          state_.Fail(target.pos, "for loop: cannot unpack " + std::string(candidate.TypeName()));
-          return;
-        }
-        const size_t expected = target.items.size();
-        const size_t actual = candidate.array().size();
-        if (expected != actual) {
-          state_.Fail(target.pos, std::string("for loop: too ") +
-                                      (expected > actual ? "few" : "many") + " items to unpack");
-          return;
-        }
-      }
-      if (test != nullptr) {
-        if (!state_.CountIterations(1, node.pos)) return;
-        auto test_scope = state_.MakeScope(loop_scope);
-        bind(candidate, *test_scope);
-        const Value keep = evaluator_.Evaluate(*test, test_scope);
-        if (state_.halted()) return;
-        if (!Truthy(keep)) continue;
-      }
-      items.push_back(candidate);
-    }
-  }
+  const std::optional<Array> items = SelectLoopItems(node, loop_scope, evaluator_, state_);
+  if (!items) return;
   bool no_iteration = true;
   std::string iteration;
-  for (size_t i = 0; i < items.size(); ++i) {
+  for (size_t i = 0; i < items->size(); ++i) {
     if (!state_.CountIterations(1, node.pos)) return;
-    loop_scope->Set("loop", LoopVariable(items, i));
-    bind(items[i], *loop_scope);
+    loop_scope->Set("loop", LoopVariable(*items, i));
+    BindLoopTarget(*node.a, (*items)[i], *loop_scope, state_);
     // The reference renders each iteration on its own and drops it on break / continue.
     iteration.clear();
     RenderBlock(node.body, loop_scope, iteration);

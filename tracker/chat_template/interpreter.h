@@ -1,11 +1,11 @@
 #pragma once
 
 // The tree-walking renderer. One Interpreter renders one template once; it is not reusable
-// and not thread-safe (each render creates its own). It executes statements itself, evaluates
-// expressions with the ExpressionEvaluator it owns, and keeps the render's errors, limits and
-// scopes in the RenderState it owns. It never throws: the first error is kept
-// (sticky), evaluation unwinds, and Render returns it. Errors name the construct and its line
-// and column.
+// and not thread-safe (each render creates its own). It executes statements itself (what a for
+// loop iterates and binds is for_loop.h's), evaluates expressions with the ExpressionEvaluator
+// it owns, and keeps the render's errors, limits and scopes in the RenderState it owns. It
+// never throws: the first error is kept (sticky), evaluation unwinds, and Render returns it.
+// Errors name the construct and its line and column.
 //
 // Limits (see Limits in template.h) bound what an untrusted template can make it do: macro
 // recursion depth, loop iterations, evaluation steps, and the size of the output and of every
@@ -111,7 +111,7 @@ Value LookupBuiltin(const Value& object, std::string_view name);
 Value CallBuiltin(Interpreter& interpreter, const Value& receiver, std::string_view name,
                   std::vector<Value>& args, SourcePos pos);
 
-// Global functions (methods.cc): namespace, range, raise_exception, strftime_now.
+// Global functions and constants (globals.cc): namespace, range, raise_exception, strftime_now.
 void DefineGlobals(Scope& globals);
 
 // Compares two values the way the sort / dictsort filters do; fails the interpreter for

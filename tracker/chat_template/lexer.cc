@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "tracker/chat_template/lexer_preprocess.h"
+#include "tracker/chat_template/string_literal.h"
 #include "tracker/chat_template/text.h"
 
 namespace hubwatch::chat_template {
@@ -40,6 +41,7 @@ SourcePos SourceMap::At(size_t offset) {
 
 namespace {
 
+using lexer_internal::DecodeStringLiteral;
 using lexer_internal::Mapped;
 using lexer_internal::Preprocess;
 using lexer_internal::WhitespaceAt;
@@ -131,7 +133,6 @@ class Lexer {
     out.assign(s_, start, pos_ - start);
     return true;
   }
-  bool ConsumeString(char quote, std::string& out, std::string& error);
   void StripTrailingWhitespace() {
     if (!LastIs(TokenType::kText)) return;
     std::string& text = tokens_.back().value;
@@ -161,90 +162,6 @@ class Lexer {
   int curly_depth_ = 0;
   std::vector<Token> tokens_;
 };
-
-bool Lexer::ConsumeString(char quote, std::string& out, std::string& error) {
-  char16_t pending_high = 0;
-  const auto flush_high = [&] {
-    if (pending_high != 0) text::AppendUtf8(out, 0xFFFD);
-    pending_high = 0;
-  };
-  while (true) {
-    if (pos_ >= s_.size()) {
-      error = "Unexpected end of input";
-      return false;
-    }
-    const char c = s_[pos_];
-    if (c == quote) break;
-    ++pos_;
-    if (c != '\\') {
-      flush_high();
-      out.push_back(c);
-      continue;
-    }
-    if (pos_ >= s_.size()) {
-      error = "Unexpected end of input";
-      return false;
-    }
-    const char escaped = s_[pos_++];
-    if (escaped == 'x' || escaped == 'u') {
-      const size_t n = escaped == 'x' ? 2 : 4;
-      const std::string hex = s_.substr(pos_, n);
-      if (hex.size() != n || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
-        error = std::string("Invalid hexadecimal escape sequence: \\") + escaped + hex;
-        return false;
-      }
-      pos_ += n;
-      const char16_t unit = static_cast<char16_t>(std::stoul(hex, nullptr, 16));
-      if (unit >= 0xDC00 && unit <= 0xDFFF && pending_high != 0) {
-        text::AppendUtf8(out, 0x10000 + ((pending_high - 0xD800) << 10) + (unit - 0xDC00));
-        pending_high = 0;
-      } else {
-        flush_high();
-        if (unit >= 0xD800 && unit <= 0xDBFF) {
-          pending_high = unit;
-        } else {
-          text::AppendUtf8(out, unit);
-        }
-      }
-      continue;
-    }
-    flush_high();
-    switch (escaped) {
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case 'f':
-        out.push_back('\f');
-        break;
-      case 'v':
-        out.push_back('\v');
-        break;
-      case '\'':
-        out.push_back('\'');
-        break;
-      case '"':
-        out.push_back('"');
-        break;
-      case '\\':
-        out.push_back('\\');
-        break;
-      default:
-        error = std::string("Unexpected escaped character: ") + escaped;
-        return false;
-    }
-  }
-  flush_high();
-  return true;
-}
 
 Result<std::vector<Token>> Lexer::Run() {
   const auto is_digit = [](char32_t c) { return c >= '0' && c <= '9'; };
@@ -357,10 +274,9 @@ Result<std::vector<Token>> Lexer::Run() {
     if (matched) continue;
     if (c == '\'' || c == '"') {
       const size_t start = pos_++;
-      std::string value;
-      std::string error;
-      if (!ConsumeString(c, value, error)) return Fail(start, error);
-      Push(TokenType::kStringLiteral, std::move(value), start);
+      Result<std::string> value = DecodeStringLiteral(s_, &pos_, c);
+      if (!value.ok()) return Fail(start, value.error().message);
+      Push(TokenType::kStringLiteral, std::move(value).value(), start);
       ++pos_;
       continue;
     }

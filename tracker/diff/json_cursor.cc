@@ -19,63 +19,6 @@ constexpr std::array<bool, 256> kStructural = [] {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-void AppendUtf8(uint32_t code_point, std::string& out) {
-  if (code_point < 0x80) {
-    out += static_cast<char>(code_point);
-  } else if (code_point < 0x800) {
-    out += static_cast<char>(0xC0 | (code_point >> 6));
-    out += static_cast<char>(0x80 | (code_point & 0x3F));
-  } else if (code_point < 0x10000) {
-    out += static_cast<char>(0xE0 | (code_point >> 12));
-    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code_point & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code_point >> 18));
-    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code_point & 0x3F));
-  }
-}
-
-// Reads the XXXX of a \uXXXX escape at *pos, and the low half that must follow a high surrogate;
-// advances *pos past them. Returns nullptr, or what is wrong (*pos then unspecified).
-const char* DecodeUnicodeEscape(std::string_view text, size_t* pos, uint32_t* code_point) {
-  auto read_hex4 = [&](uint32_t* value) {
-    if (*pos + 4 > text.size()) return false;
-    *value = 0;
-    for (int k = 0; k < 4; ++k) {
-      const int digit = HexValue(text[*pos + k]);
-      if (digit < 0) return false;
-      *value = *value * 16 + static_cast<uint32_t>(digit);
-    }
-    *pos += 4;
-    return true;
-  };
-  uint32_t unit = 0;
-  if (!read_hex4(&unit)) return "invalid \\u escape";
-  if (unit >= 0xDC00 && unit <= 0xDFFF) return "lone low surrogate in a string";
-  if (unit >= 0xD800 && unit <= 0xDBFF) {
-    uint32_t low = 0;
-    if (*pos + 2 > text.size() || text[*pos] != '\\' || text[*pos + 1] != 'u') {
-      return "lone high surrogate in a string";
-    }
-    *pos += 2;
-    if (!read_hex4(&low) || low < 0xDC00 || low > 0xDFFF) {
-      return "invalid surrogate pair in a string";
-    }
-    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-  }
-  *code_point = unit;
-  return nullptr;
-}
-
 }  // namespace
 
 bool JsonCursor::Fail(std::string_view what) {
@@ -91,86 +34,8 @@ bool JsonCursor::ExpectFailed(char c) {
 
 bool JsonCursor::ReadString(std::string_view* out, StringArena* arena) {
   if (!Expect('"')) return false;
-  const size_t start = pos_;
-  while (pos_ < text_.size()) {
-    const auto c = static_cast<unsigned char>(text_[pos_]);
-    if (c == '"') {
-      *out = text_.substr(start, pos_ - start);
-      ++pos_;
-      return true;
-    }
-    if (c == '\\') return ReadEscaped(start, out, arena);
-    if (c < 0x20) return Fail("control character in a string");
-    if (c < 0x80) {
-      ++pos_;
-      continue;
-    }
-    const size_t length = Utf8SequenceLength(text_, pos_);
-    if (length == 0) return Fail("invalid UTF-8 in a string");
-    pos_ += length;
-  }
-  return Fail("unterminated string");
-}
-
-bool JsonCursor::ReadEscaped(size_t start, std::string_view* out, StringArena* arena) {
-  std::string decoded(text_.substr(start, pos_ - start));
-  while (pos_ < text_.size()) {
-    const auto c = static_cast<unsigned char>(text_[pos_]);
-    if (c == '"') {
-      ++pos_;
-      arena->push_back(std::move(decoded));
-      *out = arena->back();
-      return true;
-    }
-    if (c < 0x20) return Fail("control character in a string");
-    if (c >= 0x80) {
-      const size_t length = Utf8SequenceLength(text_, pos_);
-      if (length == 0) return Fail("invalid UTF-8 in a string");
-      decoded.append(text_.substr(pos_, length));
-      pos_ += length;
-      continue;
-    }
-    if (c != '\\') {
-      decoded += static_cast<char>(c);
-      ++pos_;
-      continue;
-    }
-    if (pos_ + 1 >= text_.size()) return Fail("unterminated string");
-    const char e = text_[pos_ + 1];
-    pos_ += 2;
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        decoded += e;
-        continue;
-      case 'b':
-        decoded += '\b';
-        continue;
-      case 'f':
-        decoded += '\f';
-        continue;
-      case 'n':
-        decoded += '\n';
-        continue;
-      case 'r':
-        decoded += '\r';
-        continue;
-      case 't':
-        decoded += '\t';
-        continue;
-      case 'u':
-        break;
-      default:
-        pos_ -= 2;
-        return Fail("invalid escape in a string");
-    }
-    uint32_t code_point = 0;
-    const char* error = DecodeUnicodeEscape(text_, &pos_, &code_point);
-    if (error) return Fail(error);
-    AppendUtf8(code_point, decoded);
-  }
-  return Fail("unterminated string");
+  const char* error = ReadJsonString(text_, &pos_, out, arena);
+  return error == nullptr || Fail(error);
 }
 
 bool JsonCursor::ReadInt64(int64_t* out) {

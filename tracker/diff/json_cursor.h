@@ -3,7 +3,7 @@
 // JsonCursor: a strict, allocation-light JSON scanner over one text buffer, for the large files
 // (a 256k-token tokenizer.json is ~17 MB) where building a DOM costs more than the whole diff
 // may. It reads values where they lie and hands out views into the buffer; only strings with
-// escapes are decoded, into a caller-owned arena.
+// escapes are decoded, into a caller-owned arena (see json_string.h).
 //
 // Untrusted input: every read is bounds-checked; the first failure records one error line
 // ("byte 1234: expected ':'") and every later read fails. Strings are checked as JSON requires
@@ -13,15 +13,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
 
-namespace hubwatch::diff {
+#include "tracker/diff/json_string.h"
 
-// Where decoded strings live; std::deque never moves its elements, so views into them stay
-// valid until the arena is destroyed (moving the arena keeps them valid too).
-using StringArena = std::deque<std::string>;
+namespace hubwatch::diff {
 
 class JsonCursor {
  public:
@@ -87,7 +84,6 @@ class JsonCursor {
     }
   }
   bool ExpectFailed(char c);
-  bool ReadEscaped(size_t start, std::string_view* out, StringArena* arena);
 
   std::string_view text_;
   size_t pos_ = 0;
