@@ -1,9 +1,11 @@
-// The pure parts of an exchange: rate-limit buckets, revalidation through the ETag cache.
+// The pure parts of an exchange and of the client's answers: rate-limit buckets, revalidation
+// through the ETag cache, resolve answers, numeric header values.
 
 #include <gtest/gtest.h>
 
 #include "tracker/hub/etag_revalidation.h"
 #include "tracker/hub/rate_buckets.h"
+#include "tracker/hub/resolve_answer.h"
 
 namespace hubwatch::hub {
 namespace {
@@ -87,6 +89,56 @@ TEST(EtagRevalidation, NoValidatorOrBrokenJsonIsNotKept) {
   response.headers.Add("ETag", "\"v1\"");
   response.headers.Add("Content-Type", "application/json");
   EXPECT_FALSE(CacheEntryFor(response, HttpHeaders()).has_value());
+}
+
+TEST(ResolveAnswer, IdentityFromTheHubsHeaders) {
+  ExchangeResponse exchange;
+  exchange.final_url = "https://hf.co/a/b/resolve/main/model.safetensors";
+  exchange.response.status = 302;
+  exchange.response.headers.Add("Location", "https://cdn.example/blob");
+  exchange.identity.Add("X-Repo-Commit", "abc");
+  exchange.identity.Add("X-Linked-Etag", "W/\"sha\"");
+  exchange.identity.Add("X-Linked-Size", "123");
+  HubResult<ResolvedFile> file = ResolvedFileOf(exchange, exchange.final_url);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(file->commit, "abc");
+  EXPECT_EQ(file->etag, "sha");
+  EXPECT_EQ(file->size, 123u);
+  EXPECT_TRUE(file->is_lfs);
+  EXPECT_EQ(file->location, "https://cdn.example/blob");
+
+  exchange.identity.Set("X-Linked-Size", "12x");
+  EXPECT_FALSE(ResolvedFileOf(exchange, exchange.final_url).ok());
+  exchange.identity = HttpHeaders();
+  EXPECT_FALSE(ResolvedFileOf(exchange, exchange.final_url).ok());
+}
+
+TEST(ResolveAnswer, ContentMustMatchItsLinkedSize) {
+  ExchangeResponse exchange;
+  const std::string url = "https://hf.co/a/b/resolve/main/config.json";
+  exchange.final_url = url;
+  exchange.response.status = 200;
+  exchange.response.body = "{}";
+  exchange.identity.Add("X-Repo-Commit", "abc");
+  exchange.identity.Add("X-Linked-Size", "2");
+  HubResult<FileContent> content = FileContentOf(exchange, url, 100);
+  ASSERT_TRUE(content.ok());
+  EXPECT_EQ(content->body, "{}");
+  EXPECT_FALSE(content->file.is_lfs);
+
+  exchange.identity.Set("X-Linked-Size", "3");
+  EXPECT_FALSE(FileContentOf(exchange, url, 100).ok());
+  exchange.response.body_limit_hit = true;
+  EXPECT_FALSE(FileContentOf(exchange, url, 100).ok());
+}
+
+TEST(HttpTypes, HeaderNumbersAreDigitsOnly) {
+  EXPECT_EQ(ParseHeaderNumber("0"), 0u);
+  EXPECT_EQ(ParseHeaderNumber("18446744073709551615"), UINT64_MAX);
+  EXPECT_FALSE(ParseHeaderNumber("").has_value());
+  EXPECT_FALSE(ParseHeaderNumber("-1").has_value());
+  EXPECT_FALSE(ParseHeaderNumber(" 1").has_value());
+  EXPECT_FALSE(ParseHeaderNumber("18446744073709551616").has_value());
 }
 
 }  // namespace
