@@ -1,16 +1,15 @@
 #include "estimator/checkpoint_graph.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
 
+#include "estimator/checkpoint_layout.h"
 #include "estimator/checkpoint_tensors.h"
 #include "estimator/config_reader.h"
 #include "estimator/format.h"
@@ -19,14 +18,14 @@
 namespace hubwatch {
 namespace {
 
+using checkpoint::CheckpointLayout;
 using checkpoint::Findings;
 using checkpoint::IsFloat;
-using checkpoint::NameParts;
-using checkpoint::ParseName;
 using checkpoint::Place;
-using checkpoint::PlaceOf;
 using checkpoint::Quantization;
 using checkpoint::Spec;
+using checkpoint::StoredEntry;
+using checkpoint::TensorGroup;
 
 class GenericKeys {
  public:
@@ -89,40 +88,6 @@ AttentionShape KvAttention(GenericKeys& keys, int64_t heads, int64_t hidden) {
   return shape;
 }
 
-// The float dtype holding the most elements ("BF16" when none).
-std::string MostCommon(const std::map<std::string_view, Count>& elements_by_dtype) {
-  uint64_t most = 0;
-  std::string dtype = "BF16";
-  for (const auto& [name, n] : elements_by_dtype) {
-    if (!n.overflowed() && n.value() > most) {
-      most = n.value();
-      dtype = std::string(name);
-    }
-  }
-  return dtype;
-}
-
-// Every tensor of the shards by name. Errors: a name in two shards, too many tensors, none.
-Status CollectTensors(const std::vector<SafetensorsHeader>& headers,
-                      std::map<std::string_view, const SafetensorsTensor*>& stored,
-                      std::set<std::string_view>& names) {
-  for (const SafetensorsHeader& h : headers) {
-    for (const auto& [name, tensor] : h.tensors) {
-      if (!stored.emplace(name, &tensor).second) {
-        return Error::InvalidInput("safetensors headers: tensor '" + Clip(name) +
-                                   "' is stored in two shards");
-      }
-      if (stored.size() > kMaxCheckpointTensors) {
-        return Error::InvalidInput("the checkpoint holds more than " +
-                                   Grouped(kMaxCheckpointTensors) + " tensors");
-      }
-      names.insert(name);
-    }
-  }
-  if (stored.empty()) return Error::InvalidInput("the checkpoint's headers hold no tensor");
-  return Status::Ok();
-}
-
 struct Built {
   std::vector<std::string> notes;
   Findings found;
@@ -130,14 +95,13 @@ struct Built {
 
 using Signature = std::vector<std::tuple<std::string, std::vector<int64_t>, std::string, int64_t>>;
 
-// One build: the stored tensors in, the graph out, in the steps of Build(). Not reusable.
+// One build: the checkpoint's layout in, the graph out, in the steps of Build(). Not reusable.
 class Builder {
  public:
-  Builder(const std::vector<SafetensorsHeader>& headers, const nlohmann::json* config)
-      : headers_(headers), keys_(config, built_.notes) {}
+  Builder(const CheckpointLayout& layout, const nlohmann::json* config)
+      : layout_(layout), keys_(config, built_.notes) {}
 
   Result<ModelGraph> Build() {
-    if (Status s = CollectTensors(headers_, stored_, names_); !s.ok()) return s.error();
     ReadConfig();
     PlaceUnnumbered();
     if (Status s = BuildLayers(); !s.ok()) return s.error();
@@ -148,10 +112,6 @@ class Builder {
   }
 
  private:
-  struct LayerTensors {
-    std::map<std::string, std::vector<std::pair<int64_t, std::string_view>>> by_rest;
-  };
-
   void ReadConfig() {
     g_.source = GraphSource::kCheckpointTensors;
     g_.family = "from the checkpoint's tensors: structure not modelled";
@@ -168,76 +128,47 @@ class Builder {
 
   // Tensors outside numbered layers: embeddings, the head, the rest (final norms, projectors).
   void PlaceUnnumbered() {
-    embeddings_.kind = NodeKind::kEmbedding;
-    positions_.kind = NodeKind::kPositionEmbedding;
-    head_.kind = NodeKind::kHead;
-    other_.kind = NodeKind::kOpaque;
-    for (const auto& [name, t] : stored_) {
-      if (IsFloat(t->dtype)) float_elements_[t->dtype] += t->elements;
-      NameParts parts = ParseName(name);
-      if (parts.layer >= 0) {
-        if (std::find(stacks_.begin(), stacks_.end(), parts.stack) == stacks_.end()) {
-          stacks_.push_back(parts.stack);
-        }
-        layers_[{parts.stack, parts.layer}].by_rest[parts.rest].emplace_back(parts.expert, name);
-        continue;
-      }
-      TensorSpec spec = Spec(std::string(name), name, *t, names_, quant_, built_.found);
-      const Place place = PlaceOf(name, *t);
-      if (place != Place::kOther) spec.linear_in = spec.linear_out = 0;  // LoRA: blocks only
-      switch (place) {
-        case Place::kEmbedding:
-          if (g_.vocab == 0) {
-            g_.vocab = t->shape[0];
-            g_.hidden = t->shape[1];
-          }
-          embeddings_.tensors.push_back(std::move(spec));
-          break;
-        case Place::kPositionEmbedding:
-          positions_.tensors.push_back(std::move(spec));
-          break;
-        case Place::kHead:
-          head_.input_width = t->shape[1];
-          head_.output_width = t->shape[0];
-          head_.tensors.push_back(std::move(spec));
-          break;
-        case Place::kOther:
-          other_.tensors.push_back(std::move(spec));
-          break;
-      }
+    embeddings_ = Unnumbered(Place::kEmbedding, NodeKind::kEmbedding);
+    positions_ = Unnumbered(Place::kPositionEmbedding, NodeKind::kPositionEmbedding);
+    head_ = Unnumbered(Place::kHead, NodeKind::kHead);
+    other_ = Unnumbered(Place::kOther, NodeKind::kOpaque);
+    for (std::string_view name : layout_.unnumbered(Place::kEmbedding)) {
+      if (g_.vocab != 0) break;
+      g_.vocab = layout_.tensor(name).shape[0];
+      g_.hidden = layout_.tensor(name).shape[1];
+    }
+    for (std::string_view name : layout_.unnumbered(Place::kHead)) {
+      head_.input_width = layout_.tensor(name).shape[1];
+      head_.output_width = layout_.tensor(name).shape[0];
     }
   }
 
-  // The layers of a stack numbered at or past num_hidden_layers, when the ones below make up
-  // exactly that many: stored but not loaded (DeepSeek-V3's multi-token-prediction layer).
-  int64_t LoadedBelow(const std::string& stack) const {
-    if (!layer_count_) return -1;
-    int64_t below = 0;
-    for (const auto& [key, layer] : layers_)
-      below += key.first == stack && key.second < *layer_count_;
-    return below == *layer_count_ ? *layer_count_ : -1;
+  Node Unnumbered(Place place, NodeKind kind) {
+    Node node;
+    node.kind = kind;
+    for (std::string_view name : layout_.unnumbered(place)) {
+      TensorSpec spec = Spec(std::string(name), name, layout_.tensor(name), layout_.names(), quant_,
+                             built_.found);
+      if (place != Place::kOther) spec.linear_in = spec.linear_out = 0;  // LoRA: blocks only
+      node.tensors.push_back(std::move(spec));
+    }
+    return node;
   }
 
-  // One layer's tensors as an opaque node; experts numbered 0..E-1 with one shape and dtype
-  // fold into one spec with copies (routed when config.json gives top-k).
-  Node LayerNode(const std::string& module, LayerTensors& layer, Signature& signature,
-                 TensorRole forced_role) {
+  // One layer's tensors as an opaque node; a folded entry of experts is one spec with copies
+  // (routed when config.json gives top-k).
+  Node LayerNode(const std::string& module, const std::vector<TensorGroup>& layer,
+                 Signature& signature, TensorRole forced_role) {
     Node node;
     node.kind = NodeKind::kOpaque;
     node.module = module;
-    for (auto& [rest_name, copies] : layer.by_rest) {
-      const std::string& rest = rest_name;
-      std::sort(copies.begin(), copies.end());
-      const SafetensorsTensor& first = *stored_.at(copies.front().second);
-      bool fold = copies.front().first == 0;
-      for (size_t e = 0; fold && e < copies.size(); ++e) {
-        const SafetensorsTensor& t = *stored_.at(copies[e].second);
-        fold = copies[e].first == static_cast<int64_t>(e) && t.shape == first.shape &&
-               t.dtype == first.dtype;
-      }
-      auto add = [&](const std::string& spec_name, std::string_view full, int64_t n) {
-        const SafetensorsTensor& stored = *stored_.at(full);
-        TensorSpec spec = Spec(spec_name, full, stored, names_, quant_, built_.found);
+    for (const TensorGroup& group : layer) {
+      const std::string& rest = group.rest;
+      for (const StoredEntry& entry : group.entries) {
+        const int64_t n = entry.copies;
+        const SafetensorsTensor& stored = layout_.tensor(entry.full_name);
+        TensorSpec spec =
+            Spec(entry.name, entry.full_name, stored, layout_.names(), quant_, built_.found);
         spec.copies = n;
         if (forced_role != TensorRole::kParameter) spec.role = forced_role;
         // Every expert in one tensor along its first dimension (gpt-oss, granitemoe): under an
@@ -252,17 +183,8 @@ class Builder {
           node.moe.top_k = *top_k_;
         }
         experts_found_ |= n > 1 || fused;
-        signature.emplace_back(spec_name, stored.shape, stored.dtype, n);
+        signature.emplace_back(entry.name, stored.shape, stored.dtype, n);
         node.tensors.push_back(std::move(spec));
-      };
-      if (copies.front().first < 0 || fold) {
-        add(rest, copies.front().second, static_cast<int64_t>(copies.size()));
-      } else {
-        for (const auto& [e, full] : copies) {
-          std::string spec_name = rest;
-          spec_name.replace(spec_name.find("{e}"), 3, std::to_string(e));
-          add(spec_name, full, 1);
-        }
       }
     }
     node.label = std::to_string(node.tensors.size()) +
@@ -273,10 +195,10 @@ class Builder {
   // Layers whose tensors have the same templated names, shapes and dtypes share one block.
   Status BuildLayers() {
     std::map<Signature, int> block_of;
-    for (const std::string& stack : stacks_) {
-      const int64_t loaded = LoadedBelow(stack);
+    for (const std::string& stack : layout_.stacks()) {
+      const int64_t loaded = layout_.LoadedBelow(stack, layer_count_);
       if (loaded >= 0 && loaded == *layer_count_) kv_stack_ = stack;
-      for (auto& [key, layer] : layers_) {
+      for (const auto& [key, layer] : layout_.layers()) {
         if (key.first != stack) continue;
         Signature signature;
         if (loaded >= 0 && key.second >= loaded) {
@@ -391,7 +313,7 @@ class Builder {
       g_.max_positions = *positions;
     }
     g_.dtype = build::SafetensorsDtype(keys_.String({"torch_dtype", "dtype"}));
-    if (g_.dtype.empty()) g_.dtype = MostCommon(float_elements_);
+    if (g_.dtype.empty()) g_.dtype = layout_.MostCommonFloatDtype();
     for (std::string& note : FindingNotes(built_.found, quant_))
       built_.notes.push_back(std::move(note));
     built_.notes.push_back(
@@ -400,16 +322,11 @@ class Builder {
     g_.notes = std::move(built_.notes);
   }
 
-  const std::vector<SafetensorsHeader>& headers_;
+  const CheckpointLayout& layout_;
   Built built_;
   GenericKeys keys_;
   Quantization quant_;
   std::optional<int64_t> top_k_, experts_, layer_count_;
-  std::map<std::string_view, const SafetensorsTensor*> stored_;
-  std::set<std::string_view> names_;
-  std::map<std::string_view, Count> float_elements_;
-  std::vector<std::string> stacks_;  // in the order their first tensor sorts
-  std::map<std::pair<std::string, int64_t>, LayerTensors> layers_;
   std::vector<std::string> block_stack_;  // per block: its stack
   std::string kv_stack_;
   bool experts_found_ = false;
@@ -421,7 +338,9 @@ class Builder {
 
 Result<ModelGraph> BuildGraphFromCheckpoint(const std::vector<SafetensorsHeader>& headers,
                                             const nlohmann::json* config) {
-  return Builder(headers, config).Build();
+  Result<CheckpointLayout> layout = CheckpointLayout::Read(headers);
+  if (!layout.ok()) return layout.error();
+  return Builder(*layout, config).Build();
 }
 
 }  // namespace hubwatch

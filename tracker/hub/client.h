@@ -152,7 +152,6 @@ class HubClient {
   void Shutdown();
 
  private:
-  struct Pager;
   void Paged(RequestKind kind, std::string first_url,
              std::function<bool(const ExchangeResponse&, std::optional<HubError>*)> on_page,
              std::function<void(std::optional<HubError>, const CallStats&)> on_done,

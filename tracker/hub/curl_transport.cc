@@ -1,11 +1,8 @@
 #include "tracker/hub/curl_transport.h"
 
 #include <curl/curl.h>
-#include <poll.h>
-#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "estimator/base/clock.h"
+#include "tracker/hub/curl_sockets.h"
 #include "tracker/hub/curl_transfer.h"
 
 namespace hubwatch::hub {
@@ -26,20 +24,6 @@ void GlobalInitOnce() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
-
-// One descriptor curl asked us to watch. Owns nothing: the descriptor is released, never
-// closed, when the watch goes away.
-struct SocketWatch {
-  SocketWatch(asio::io_context& io, curl_socket_t fd) : fd(fd), descriptor(io) {}
-  ~SocketWatch() {
-    if (descriptor.is_open()) descriptor.release();
-  }
-  curl_socket_t fd;
-  asio::posix::stream_descriptor descriptor;
-  int want = 0;  // CURL_POLL_IN / CURL_POLL_OUT bits
-  bool waiting_in = false;
-  bool waiting_out = false;
-};
 
 // The multi's one timer (CURLMOPT_TIMERFUNCTION): Set(-1) cancels, Set(0) posts `expire` to the
 // next loop turn, Set(ms) arms the steady_timer; `expire` never runs inside curl. After each
@@ -153,11 +137,11 @@ class CurlTransport::Engine {
               long ms = -1;
               return multi_ != nullptr && curl_multi_timeout(multi_, &ms) == CURLM_OK ? ms : -1L;
             }),
-        stall_guard_(io, [this] { return KickReadable(); }) {
+        stall_guard_(io, [this] { return KickReadable(); }),
+        sockets_(io, [this](curl_socket_t fd, int events) { SocketAction(fd, events); }) {
     GlobalInitOnce();
     multi_ = curl_multi_init();
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Engine::OnSocket);
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    sockets_.Attach(multi_);
     curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Engine::OnTimer);
     curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, options_.max_host_connections);
@@ -201,105 +185,26 @@ class CurlTransport::Engine {
     // OnCloseSocket) must not call back into the multi handle being destroyed.
     CURLM* multi = multi_;
     multi_ = nullptr;
+    sockets_.Detach();
     curl_multi_cleanup(multi);
     for (CURL* easy : idle_easies_) curl_easy_cleanup(easy);
     idle_easies_.clear();
     curl_share_cleanup(share_);  // every easy handle that used it is gone
     share_ = nullptr;
-    watches_.clear();
+    sockets_.Clear();
     timer_.Set(-1);
     stall_guard_.Stop();
   }
 
   size_t running() const { return running_.size(); }
   size_t queued() const { return queued_.size(); }
-  size_t watched() const { return watches_.size(); }
+  size_t watched() const { return sockets_.size(); }
 
  private:
-  // --- curl callbacks: record and schedule; never call back into curl ---
-
-  static int OnSocket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
-    auto* self = static_cast<Engine*>(userp);
-    if (what == CURL_POLL_REMOVE) {
-      if (socketp != nullptr) self->Forget(fd);
-      return 0;
-    }
-    if (self->multi_ == nullptr) return 0;  // shutting down
-    std::shared_ptr<SocketWatch> watch;
-    if (auto it = self->watches_.find(fd); socketp != nullptr && it != self->watches_.end()) {
-      watch = it->second;
-    } else {
-      self->Forget(fd);  // a stale watch for a reused descriptor number
-      watch = std::make_shared<SocketWatch>(self->io_, fd);
-      boost::system::error_code ec;
-      watch->descriptor.assign(fd, ec);
-      if (ec) return -1;
-      self->watches_[fd] = watch;
-      curl_multi_assign(self->multi_, fd, watch.get());
-    }
-    watch->want = what;
-    self->Arm(watch);
-    return 0;
-  }
-
+  // curl's timer callback: records, never calls back into curl.
   static int OnTimer(CURLM*, long timeout_ms, void* userp) {
     static_cast<Engine*>(userp)->timer_.Set(timeout_ms);
     return 0;
-  }
-
-  // Multi-wide (CLOSESOCKETDATA is the engine, never a transfer): curl may close a connection
-  // long after the easy handle that opened it is gone.
-  static int OnCloseSocket(void* clientp, curl_socket_t fd) {
-    static_cast<Engine*>(clientp)->Forget(fd);
-    return ::close(fd);
-  }
-
-  // --- the loop side ---
-
-  void Forget(curl_socket_t fd) {
-    auto it = watches_.find(fd);
-    if (it == watches_.end()) return;
-    if (it->second->descriptor.is_open()) it->second->descriptor.release();  // aborts its waits
-    watches_.erase(it);
-    if (multi_ != nullptr) curl_multi_assign(multi_, fd, nullptr);
-  }
-
-  void Arm(const std::shared_ptr<SocketWatch>& watch) {
-    if ((watch->want & CURL_POLL_IN) && !watch->waiting_in) Wait(watch, CURL_CSELECT_IN);
-    if ((watch->want & CURL_POLL_OUT) && !watch->waiting_out) Wait(watch, CURL_CSELECT_OUT);
-  }
-
-  void Wait(const std::shared_ptr<SocketWatch>& watch, int direction) {
-    const bool in = direction == CURL_CSELECT_IN;
-    (in ? watch->waiting_in : watch->waiting_out) = true;
-    std::weak_ptr<SocketWatch> weak = watch;
-    std::weak_ptr<bool> alive = alive_;
-    auto handler = [this, weak, alive, direction](boost::system::error_code ec) {
-      if (alive.expired()) return;
-      OnReady(weak, direction, ec);
-    };
-    // Asio's reactor is edge-triggered: a descriptor curl left ready raises no new edge, so a
-    // direction that is ready now runs on the next loop turn instead of waiting.
-    pollfd p{watch->fd, static_cast<short>(in ? POLLIN : POLLOUT), 0};
-    if (::poll(&p, 1, 0) > 0) {
-      asio::post(io_, [handler] { handler({}); });
-      return;
-    }
-    watch->descriptor.async_wait(
-        in ? asio::posix::stream_descriptor::wait_read : asio::posix::stream_descriptor::wait_write,
-        std::move(handler));
-  }
-
-  void OnReady(const std::weak_ptr<SocketWatch>& weak, int direction,
-               boost::system::error_code ec) {
-    std::shared_ptr<SocketWatch> watch = weak.lock();
-    if (!watch) return;
-    (direction == CURL_CSELECT_IN ? watch->waiting_in : watch->waiting_out) = false;
-    if (ec == asio::error::operation_aborted || multi_ == nullptr) return;
-    SocketAction(watch->fd, direction | (ec ? CURL_CSELECT_ERR : 0));
-    // socket_action may have removed this watch or replaced it with a new one.
-    auto it = watches_.find(watch->fd);
-    if (it != watches_.end() && it->second == watch) Arm(watch);
   }
 
   void SocketAction(curl_socket_t fd, int events) {
@@ -319,11 +224,7 @@ class CurlTransport::Engine {
   // transfers run.
   bool KickReadable() {
     if (multi_ == nullptr || running_.empty()) return false;
-    std::vector<curl_socket_t> readable;
-    for (const auto& [fd, watch] : watches_) {
-      if (watch->want & CURL_POLL_IN) readable.push_back(fd);
-    }
-    for (curl_socket_t fd : readable) SocketAction(fd, CURL_CSELECT_IN);
+    for (curl_socket_t fd : sockets_.Readable()) SocketAction(fd, CURL_CSELECT_IN);
     return !running_.empty();
   }
 
@@ -408,8 +309,8 @@ class CurlTransport::Engine {
     if (easy == nullptr) return false;
     ConfigureEasy(t, easy,
                   {.http2 = options_.http2,
-                   .close_socket = &Engine::OnCloseSocket,
-                   .close_socket_data = this,
+                   .close_socket = &CurlSockets::OnCloseSocket,
+                   .close_socket_data = &sockets_,
                    .share = share_,
                    .ca_file = options_.ca_file.empty() ? nullptr : options_.ca_file.c_str()});
     return true;
@@ -421,11 +322,10 @@ class CurlTransport::Engine {
   CURLSH* share_ = nullptr;  // TLS sessions and DNS, for every easy handle (this thread only)
   MultiTimer timer_;         // CURLMOPT_TIMERFUNCTION's one timer
   StallGuard stall_guard_;   // see StallGuard
-  std::unordered_map<curl_socket_t, std::shared_ptr<SocketWatch>> watches_;
+  CurlSockets sockets_;      // the descriptors curl watches, bridged to io_
   std::deque<std::unique_ptr<CurlTransfer>> queued_;
   std::vector<CURL*> idle_easies_;  // reset handles ready for reuse
   std::unordered_map<CURL*, std::unique_ptr<CurlTransfer>> running_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers hold weak_ptrs
 };
 
 CurlTransport::CurlTransport(boost::asio::io_context& io, CurlTransportOptions options)

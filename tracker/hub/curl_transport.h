@@ -3,7 +3,7 @@
 // Transport on libcurl's multi *socket* interface driven by a Boost.Asio io_context
 // (the curl_multi_socket_action pattern):
 //  - every descriptor curl reports (connections, resolver and Happy Eyeballs fds) gets a watch,
-//    attached with curl_multi_assign and destroyed on CURL_POLL_REMOVE;
+//    attached with curl_multi_assign and destroyed on CURL_POLL_REMOVE (curl_sockets.h);
 //  - descriptors are never owned by Asio: released (never closed) before a watch dies, and
 //    closed only by curl or by our multi-wide close-socket callback, after the release;
 //  - readiness waits are re-armed for as long as curl wants that direction, and, because Asio's

@@ -1,11 +1,8 @@
 #include "tracker/hub/exchange.h"
 
-#include <algorithm>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "tracker/hub/rate_limit.h"
+#include "tracker/hub/etag_revalidation.h"
 #include "tracker/hub/url.h"
 
 namespace hubwatch::hub {
@@ -15,15 +12,6 @@ using std::chrono::milliseconds;
 
 bool IsRedirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
-
-// Headers not worth caching: they describe one response, not the resource.
-bool IsPerResponseHeader(std::string_view name) {
-  for (const char* skip : {"Date", "RateLimit", "RateLimit-Policy", "Set-Cookie", "X-Request-Id",
-                           "Connection", "Keep-Alive", "Authorization"}) {
-    if (EqualsIgnoreCase(name, skip)) return true;
-  }
-  return false;
 }
 
 // The token crosses the network only inside TLS: over cleartext it may go to loopback only.
@@ -37,12 +25,6 @@ std::optional<HubError> CleartextTokenRefusal(const std::string& url) {
   return error;
 }
 
-std::string BucketOf(const std::string& url) {
-  const std::string path = SplitUrl(url).path;
-  if (path.starts_with("/api/") && !path.starts_with("/api/resolve-cache/")) return "api";
-  return "resolvers";
-}
-
 }  // namespace
 
 struct ExchangeRunner::State {
@@ -54,8 +36,7 @@ struct ExchangeRunner::State {
   Accounting& accounting;
   LogSink log;
   std::string endpoint_origin;
-  std::map<std::string, BucketStatus> buckets;
-  std::map<std::string, SteadyTime> paused_until;                    // bucket -> resume time
+  RateBuckets buckets;
   std::unordered_map<TimerId, std::function<void()>> pending_waits;  // fired on Shutdown
   bool shut_down = false;
 
@@ -129,10 +110,9 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
       return Finish(error);
     }
     const std::string bucket = BucketOf(hop_url);
-    auto it = state->paused_until.find(bucket);
     const SteadyTime now = state->clock.Now();
-    if (it != state->paused_until.end() && it->second > now) {
-      const auto delay = std::chrono::ceil<milliseconds>(it->second - now);
+    if (const std::optional<SteadyTime> until = state->buckets.PausedUntil(bucket, now)) {
+      const auto delay = std::chrono::ceil<milliseconds>(*until - now);
       state->Log("hub: bucket " + bucket + " paused, waiting " + std::to_string(delay.count()) +
                  "ms before " + hop_url);
       auto self = shared_from_this();
@@ -189,7 +169,14 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
       }
       return Finish(ErrorFromTransport(err, hop_url));
     }
-    const std::optional<milliseconds> server_wait = ReadRateLimit(response);
+    const RateSignal signal =
+        state->buckets.Observe(response.headers, hop_url, state->clock.Now(),
+                               state->clock.WallNow(), state->options.retry.max_server_wait);
+    if (!signal.paused_bucket.empty()) {
+      state->Log("hub: bucket " + signal.paused_bucket + " exhausted, pausing " +
+                 std::to_string(signal.pause.count()) + "ms");
+    }
+    const std::optional<milliseconds> server_wait = signal.server_wait;
     const int status = response.status;
     const bool endpoint_hop = OriginOf(hop_url) == state->endpoint_origin;
     if (endpoint_hop && response.headers.Has("X-Repo-Commit")) {
@@ -215,43 +202,6 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     result.identity = identity;
     result.response = std::move(response);
     Finish(std::move(result));
-  }
-
-  // Reads RateLimit / Retry-After; pauses the bucket at r=0. Returns the server's requested wait.
-  std::optional<milliseconds> ReadRateLimit(const HttpResponse& response) {
-    std::optional<milliseconds> wait;
-    if (auto header = response.headers.Get("RateLimit-Policy")) {
-      if (auto policy = ParseRateLimitPolicy(*header)) {
-        BucketStatus& b =
-            state->buckets[policy->bucket.empty() ? BucketOf(hop_url) : policy->bucket];
-        b.quota = policy->quota;
-        b.window_seconds = policy->window_seconds;
-      }
-    }
-    if (auto header = response.headers.Get("RateLimit")) {
-      auto limit = ParseRateLimit(*header);
-      if (limit) {
-        state->buckets[limit->bucket.empty() ? BucketOf(hop_url) : limit->bucket].remaining =
-            limit->remaining;
-      }
-      if (limit && limit->remaining == 0) {
-        wait = milliseconds((limit->reset_seconds + 1) * 1000);
-        const std::string bucket = limit->bucket.empty() ? BucketOf(hop_url) : limit->bucket;
-        const milliseconds pause = std::min(*wait, state->options.retry.max_server_wait);
-        SteadyTime& until = state->paused_until[bucket];
-        until = std::max(until, state->clock.Now() + pause);
-        state->Log("hub: bucket " + bucket + " exhausted, pausing " +
-                   std::to_string(pause.count()) + "ms");
-      }
-    }
-    if (!wait) {
-      if (auto header = response.headers.Get("Retry-After")) {
-        if (auto seconds = ParseRetryAfter(*header, state->clock.WallNow())) {
-          wait = std::chrono::duration_cast<milliseconds>(*seconds);
-        }
-      }
-    }
-    return wait;
   }
 
   void RetryOr(HubError error, std::optional<milliseconds> server_wait) {
@@ -318,43 +268,17 @@ struct ExchangeRunner::Call : std::enable_shared_from_this<Call> {
     ExchangeResponse result;
     result.final_url = hop_url;
     result.from_cache = true;
-    result.response.status = 200;
-    result.response.url = hop_url;
-    result.response.body = cached->body;
-    result.response.headers = cached->headers;
-    result.identity = identity;
-    if (!identity.Has("X-Repo-Commit")) {
-      for (const char* name : {"X-Repo-Commit", "X-Linked-Etag", "X-Linked-Size"}) {
-        if (auto v = cached->headers.Get(name)) result.identity.Add(name, std::string(*v));
-      }
-    }
+    result.response = CachedOk(*cached, hop_url);
+    result.identity = CachedIdentity(*cached, identity);
     (void)response;
     Finish(std::move(result));
   }
 
   void Remember(const HttpResponse& response) {
     if (state->cache == nullptr) return;
-    // For resolve, the validator is the file's identity from the Hub hop; for the API, ETag.
-    std::optional<std::string_view> etag = identity.Get("X-Linked-Etag");
-    if (!etag) etag = response.headers.Get("ETag");
-    if (!etag || etag->empty()) return;
-    // A JSON body that does not parse (cut short, a wrong Content-Length, altered on the way) is
-    // never cached: later 304s would replay it and the repo would fail until its ETag changes.
-    if (auto type = response.headers.Get("Content-Type");
-        type && type->find("json") != std::string_view::npos &&
-        !nlohmann::json::accept(response.body)) {
-      return;
+    if (std::optional<CachedResponse> entry = CacheEntryFor(response, identity)) {
+      state->cache->Store(cache_key, std::move(*entry));
     }
-    CachedResponse entry;
-    entry.etag = std::string(*etag);
-    entry.body = response.body;
-    for (const auto& [name, value] : response.headers.entries()) {
-      if (!IsPerResponseHeader(name)) entry.headers.Add(name, value);
-    }
-    for (const auto& [name, value] : identity.entries()) {
-      if (!entry.headers.Has(name)) entry.headers.Add(name, value);
-    }
-    state->cache->Store(cache_key, std::move(entry));
   }
 };
 
@@ -391,13 +315,7 @@ void ExchangeRunner::Run(ExchangeRequest request, CallStats* stats,
 }
 
 BucketStatus ExchangeRunner::bucket_status(const std::string& bucket) const {
-  BucketStatus status;
-  if (auto it = state_->buckets.find(bucket); it != state_->buckets.end()) status = it->second;
-  if (auto it = state_->paused_until.find(bucket);
-      it != state_->paused_until.end() && it->second > state_->clock.Now()) {
-    status.paused_until = it->second;
-  }
-  return status;
+  return state_->buckets.Status(bucket, state_->clock.Now());
 }
 
 void ExchangeRunner::Shutdown() {

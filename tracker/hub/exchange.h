@@ -11,8 +11,8 @@
 // Identity headers (X-Repo-Commit, X-Linked-Etag, X-Linked-Size) are taken from the last response
 // of the endpoint's origin that carried X-Repo-Commit, never from another host.
 //
-// Buckets: "api" (/api/..., except resolve-cache) and "resolvers". A response saying r=0 pauses
-// its bucket until the reset, so every later request of that bucket waits.
+// Buckets (rate_buckets.h): "api" (/api/..., except resolve-cache) and "resolvers". A response
+// saying r=0 pauses its bucket until the reset, so every later request of that bucket waits.
 //
 // Thread safety: loop thread only. REQUIRES: transport, clock, random, accounting (and cache if
 // given) outlive the ExchangeRunner.
@@ -28,6 +28,7 @@
 #include "tracker/hub/etag_cache.h"
 #include "tracker/hub/hub_error.h"
 #include "tracker/hub/hub_settings.h"
+#include "tracker/hub/rate_buckets.h"
 #include "tracker/hub/transport.h"
 
 namespace hubwatch::hub {
@@ -67,14 +68,6 @@ struct ExchangeOptions {
 };
 
 using LogSink = std::function<void(std::string_view line)>;
-
-// What the Hub last said about one rate-limit bucket (RateLimit + RateLimit-Policy).
-struct BucketStatus {
-  std::optional<int64_t> remaining;        // r=
-  std::optional<int64_t> quota;            // q=
-  std::optional<int64_t> window_seconds;   // w=
-  std::optional<SteadyTime> paused_until;  // set while the bucket waits for its reset
-};
 
 class ExchangeRunner {
  public:

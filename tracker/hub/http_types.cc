@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace hubwatch::hub {
 
@@ -16,6 +17,13 @@ std::string_view TrimWhitespace(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+std::optional<uint64_t> ParseHeaderNumber(std::string_view value) {
+  uint64_t number = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (ec != std::errc() || end != value.data() + value.size() || value.empty()) return std::nullopt;
+  return number;
 }
 
 void HttpHeaders::Add(std::string name, std::string value) {

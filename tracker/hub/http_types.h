@@ -35,6 +35,9 @@ class HttpHeaders {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // `s` without leading and trailing spaces and tabs (HTTP's optional whitespace).
 std::string_view TrimWhitespace(std::string_view s);
+// A header value that is a decimal number (Content-Length, X-Linked-Size, Content-Range parts):
+// digits only; nullopt for anything else, the empty value and overflow included.
+std::optional<uint64_t> ParseHeaderNumber(std::string_view value);
 
 struct HttpRequest {
   HttpMethod method = HttpMethod::kGet;

@@ -1,6 +1,5 @@
 #include "tracker/hub/range_read.h"
 
-#include <charconv>
 #include <optional>
 
 #include "tracker/hub/url.h"
@@ -14,13 +13,6 @@ struct ContentRange {
   uint64_t total = 0;
 };
 
-std::optional<uint64_t> ToUnsigned(std::string_view text) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
 // "bytes 0-99/1234"; nullopt for anything else, including an unknown total ("/*").
 std::optional<ContentRange> ParseContentRange(std::string_view header) {
   if (!header.starts_with("bytes ")) return std::nullopt;
@@ -30,9 +22,9 @@ std::optional<ContentRange> ParseContentRange(std::string_view header) {
   if (dash == std::string_view::npos || slash == std::string_view::npos || dash > slash) {
     return std::nullopt;
   }
-  auto first = ToUnsigned(header.substr(0, dash));
-  auto last = ToUnsigned(header.substr(dash + 1, slash - dash - 1));
-  auto total = ToUnsigned(header.substr(slash + 1));
+  auto first = ParseHeaderNumber(header.substr(0, dash));
+  auto last = ParseHeaderNumber(header.substr(dash + 1, slash - dash - 1));
+  auto total = ParseHeaderNumber(header.substr(slash + 1));
   if (!first || !last || !total || *first > *last || *last >= *total) return std::nullopt;
   return ContentRange{*first, *last, *total};
 }
