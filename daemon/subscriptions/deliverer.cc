@@ -59,7 +59,7 @@ void WebhookDeliverer::Start() {
   const int64_t now = WallSeconds();
   store_.Write(
       [now](store::Store& w) -> Status {
-        Result<int64_t> failed = w.outbox().FailOrphanDeliveries(now);
+        Result<int64_t> failed = w.deliveries().FailOrphans(now);
         return failed.ok() ? Status::Ok() : Status(failed.error());
       },
       [this, alive](Status s) {
@@ -103,7 +103,7 @@ void WebhookDeliverer::Pump() {
       options_.max_in_flight > in_flight_.size() ? options_.max_in_flight - in_flight_.size() : 0;
   if (room > 0) {
     Result<std::vector<store::Delivery>> due =
-        store_.reads().outbox().DueDeliveries(now, static_cast<int64_t>(room + in_flight_.size()));
+        store_.reads().deliveries().Due(now, static_cast<int64_t>(room + in_flight_.size()));
     if (!due.ok()) {
       Log("webhook: reading the outbox failed: " + due.error().message);
       timer_at_.reset();
@@ -140,7 +140,7 @@ void WebhookDeliverer::Pump() {
 // Wakes at the next row due. A row due already is either in flight or waiting for room, and
 // a finishing attempt pumps again, so no timer is needed for it.
 void WebhookDeliverer::ArmTimer() {
-  Result<std::optional<int64_t>> next = store_.reads().outbox().NextDeliveryAt();
+  Result<std::optional<int64_t>> next = store_.reads().deliveries().NextAttemptAt();
   const int64_t now = WallSeconds();
   std::optional<int64_t> at;
   if (next.ok() && next->has_value()) at = **next;
@@ -253,7 +253,7 @@ void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   std::weak_ptr<bool> alive = alive_;
   store_.Write(
       [attempt, disable, subscription, now](store::Store& w) -> Status {
-        if (Status s = w.outbox().RecordDeliveryAttempt(attempt); !s.ok()) return s;
+        if (Status s = w.deliveries().RecordAttempt(attempt); !s.ok()) return s;
         if (!disable) return Status::Ok();
         Result<bool> r =
             w.outbox().DisableSubscription(subscription, "the receiver answered 410 Gone", now);
