@@ -6,150 +6,87 @@
 #include <string_view>
 
 #include "daemon/page/chart_svg.h"
-#include "daemon/page/escape.h"
 #include "daemon/page/href.h"
+#include "daemon/page/html_forms.h"
+#include "daemon/page/html_markup.h"
 #include "daemon/page/render.h"
 
 namespace hubwatch::page {
 namespace {
 
-const char* ToneClass(Tone t) {
-  switch (t) {
-    case Tone::kCosmetic:
-      return "cosmetic";
-    case Tone::kBehavioral:
-      return "behavioral";
-    case Tone::kBreaking:
-      return "breaking";
-    case Tone::kGood:
-      return "good";
-    case Tone::kWarn:
-      return "warn";
-    case Tone::kBad:
-      return "bad";
-    case Tone::kNone:
-      break;
-  }
-  return "none";
-}
-
+// Lays out a Document's blocks in HTML through `html`; inline spans and escaping are
+// HtmlMarkup's, forms html_forms.h's.
 class HtmlWriter {
  public:
-  explicit HtmlWriter(std::string& out) : out_(out) {}
-
-  void Raw(std::string_view s) { out_ += s; }
-  void Text(std::string_view s) { AppendHtml(out_, s); }
-
-  void Spans(const page::Spans& spans) {
-    for (const Span& s : spans) SpanOut(s);
-  }
-
-  void SpanOut(const Span& s) {
-    switch (s.kind) {
-      case Span::Kind::kText:
-        Text(s.text);
-        return;
-      case Span::Kind::kStrong:
-        Wrap("strong", s.text);
-        return;
-      case Span::Kind::kCode:
-        Wrap("code", s.text);
-        return;
-      case Span::Kind::kLink:
-        if (!IsSafeHref(s.href)) return Text(s.text);
-        Raw("<a href=\"");
-        Text(s.href);
-        Raw("\">");
-        Text(s.text);
-        Raw("</a>");
-        return;
-      case Span::Kind::kChip:
-        Raw("<span class=\"chip ");
-        Raw(ToneClass(s.tone));
-        Raw("\">");
-        Text(s.text);
-        Raw("</span>");
-        return;
-    }
-  }
+  explicit HtmlWriter(HtmlMarkup& html) : html_(html) {}
 
   void Block(const page::Block& b) {
     std::visit([this](const auto& v) { Out(v); }, b);
   }
 
  private:
-  void Wrap(const char* tag, std::string_view text) {
-    Raw("<");
-    Raw(tag);
-    Raw(">");
-    Text(text);
-    Raw("</");
-    Raw(tag);
-    Raw(">");
-  }
-
   void OpenFold(const std::string& folded) {
     if (folded.empty()) return;
-    Raw("<details><summary>");
-    Text(folded);
-    Raw("</summary>\n");
+    html_.Raw("<details><summary>");
+    html_.Text(folded);
+    html_.Raw("</summary>\n");
   }
   void CloseFold(const std::string& folded) {
-    if (!folded.empty()) Raw("</details>\n");
+    if (!folded.empty()) html_.Raw("</details>\n");
   }
 
   void Out(const Paragraph& p) {
-    Raw("<p>");
-    Spans(p.spans);
-    Raw("</p>\n");
+    html_.Raw("<p>");
+    html_.Spans(p.spans);
+    html_.Raw("</p>\n");
   }
 
   void Out(const Tiles& t) {
-    Raw("<dl class=\"tiles\">\n");
+    html_.Raw("<dl class=\"tiles\">\n");
     for (const Tile& tile : t.tiles) {
-      Raw("<div class=\"tile ");
-      Raw(ToneClass(tile.tone));
-      Raw("\"><dt>");
-      Text(tile.label);
-      Raw("</dt><dd class=\"value\">");
-      Text(tile.value);
-      Raw("</dd>");
+      html_.Raw("<div class=\"tile ");
+      html_.Raw(ToneClass(tile.tone));
+      html_.Raw("\"><dt>");
+      html_.Text(tile.label);
+      html_.Raw("</dt><dd class=\"value\">");
+      html_.Text(tile.value);
+      html_.Raw("</dd>");
       if (!tile.note.empty()) {
-        Raw("<dd class=\"note\">");
-        Text(tile.note);
-        Raw("</dd>");
+        html_.Raw("<dd class=\"note\">");
+        html_.Text(tile.note);
+        html_.Raw("</dd>");
       }
-      Raw("</div>\n");
+      html_.Raw("</div>\n");
     }
-    Raw("</dl>\n");
+    html_.Raw("</dl>\n");
   }
 
   void Out(const Table& t) {
     OpenFold(t.folded);
-    Raw("<div class=\"scroll\"><table>\n<caption>");
-    Text(t.caption);
-    Raw("</caption>\n<thead><tr>");
+    html_.Raw("<div class=\"scroll\"><table>\n<caption>");
+    html_.Text(t.caption);
+    html_.Raw("</caption>\n<thead><tr>");
     for (size_t c = 0; c < t.header.size(); ++c) {
-      Raw(Numeric(t, c) ? "<th scope=\"col\" class=\"num\">" : "<th scope=\"col\">");
-      Text(t.header[c]);
-      Raw("</th>");
+      html_.Raw(Numeric(t, c) ? "<th scope=\"col\" class=\"num\">" : "<th scope=\"col\">");
+      html_.Text(t.header[c]);
+      html_.Raw("</th>");
     }
-    Raw("</tr></thead>\n<tbody>\n");
+    html_.Raw("</tr></thead>\n<tbody>\n");
     for (const auto& row : t.rows) {
-      Raw("<tr>");
+      html_.Raw("<tr>");
       for (size_t c = 0; c < row.size(); ++c) {
         const bool head = c == 0 && t.row_headers;
         if (head) {
-          Raw("<th scope=\"row\">");
+          html_.Raw("<th scope=\"row\">");
         } else {
-          Raw(Numeric(t, c) ? "<td class=\"num\">" : "<td>");
+          html_.Raw(Numeric(t, c) ? "<td class=\"num\">" : "<td>");
         }
-        Spans(row[c]);
-        Raw(head ? "</th>" : "</td>");
+        html_.Spans(row[c]);
+        html_.Raw(head ? "</th>" : "</td>");
       }
-      Raw("</tr>\n");
+      html_.Raw("</tr>\n");
     }
-    Raw("</tbody>\n</table></div>\n");
+    html_.Raw("</tbody>\n</table></div>\n");
     CloseFold(t.folded);
   }
 
@@ -157,141 +94,54 @@ class HtmlWriter {
 
   void Out(const Preformatted& p) {
     OpenFold(p.folded);
-    Raw("<pre><code>");
-    Text(p.text);
-    Raw("</code></pre>\n");
+    html_.Raw("<pre><code>");
+    html_.Text(p.text);
+    html_.Raw("</code></pre>\n");
     CloseFold(p.folded);
   }
 
   void Out(const Image& i) {
     if (!IsSafeHref(i.src)) return;
-    Raw("<p><img src=\"");
-    Text(i.src);
-    Raw("\" alt=\"");
-    Text(i.alt);
-    Raw("\"></p>\n");
+    html_.Raw("<p><img src=\"");
+    html_.Text(i.src);
+    html_.Raw("\" alt=\"");
+    html_.Text(i.alt);
+    html_.Raw("\"></p>\n");
   }
 
   void Out(const Heading& h) {
-    const char level = h.level == 4 ? '4' : '3';
-    Raw("<h");
-    out_ += level;
+    const char* level = h.level == 4 ? "4" : "3";
+    html_.Raw("<h");
+    html_.Raw(level);
     if (!h.id.empty()) {
-      Raw(" id=\"");
-      Text(h.id);
-      Raw("\"");
+      html_.Raw(" id=\"");
+      html_.Text(h.id);
+      html_.Raw("\"");
     }
-    Raw(">");
-    Spans(h.spans);
-    Raw("</h");
-    out_ += level;
-    Raw(">\n");
+    html_.Raw(">");
+    html_.Spans(h.spans);
+    html_.Raw("</h");
+    html_.Raw(level);
+    html_.Raw(">\n");
   }
 
   void Out(const BulletList& l) {
-    Raw("<ul>\n");
+    html_.Raw("<ul>\n");
     for (const page::Spans& item : l.items) {
-      Raw("<li>");
-      Spans(item);
-      Raw("</li>\n");
+      html_.Raw("<li>");
+      html_.Spans(item);
+      html_.Raw("</li>\n");
     }
-    Raw("</ul>\n");
+    html_.Raw("</ul>\n");
   }
 
-  // A text input named `name`; its id is the name with dots as dashes ("train-optimizer").
-  void Field(std::string_view name, const char* label, const std::string& value,
-             const char* hint) {
-    std::string id(name);
-    std::replace(id.begin(), id.end(), '.', '-');
-    Raw("<p class=\"field\"><label for=\"");
-    Raw(id);
-    Raw("\">");
-    Raw(label);
-    Raw("</label> <input type=\"text\" inputmode=\"");
-    Raw(name == "cards" || id != name ? "text" : "numeric");
-    Raw("\" id=\"");
-    Raw(id);
-    Raw("\" name=\"");
-    Raw(name);
-    Raw("\" value=\"");
-    Text(value);
-    Raw("\" placeholder=\"");
-    Raw(hint);
-    Raw("\"></p>\n");
-  }
+  void Out(const PlanForm& f) { AppendPlanForm(html_, f); }
+  void Out(const BarChart& c) { html_.Raw(BarChartSvg(c)); }
+  void Out(const DotStrip& d) { html_.Raw(DotStripSvg(d)); }
 
-  void Out(const PlanForm& f) {
-    if (!IsSafeHref(f.action)) return;
-    Raw("<form method=\"post\" action=\"");
-    Text(f.action);
-    Raw("\" class=\"plan\">\n");
-    if (!f.error.empty()) {
-      Raw("<p class=\"error\" id=\"plan-error\" role=\"alert\"><strong>Not estimated:</strong> ");
-      Text(f.error);
-      Raw("</p>\n");
-    }
-    Raw("<p class=\"field wide\"><label for=\"config\">config.json or safetensors header</label>\n<textarea "
-        "id=\"config\" "
-        "name=\"config\" rows=\"14\" cols=\"80\" spellcheck=\"false\" required");
-    if (!f.error.empty()) Raw(" aria-describedby=\"plan-error\"");
-    Raw(">\n");
-    Text(f.config);
-    Raw("</textarea></p>\n<div class=\"knobs\">\n");
-    Field("seq", "Sequence length", f.seq, "2048");
-    Field("batch", "Batch", f.batch, "1");
-    Field("context", "Serving context", f.context, "4096");
-    Field("lora_rank", "LoRA rank", f.lora_rank, "16");
-    Field("cards", "Cards", f.cards, "a100-80gb,h100");
-    Field("train.optimizer", "Optimizer", f.optimizer, "adamw");
-    Field("train.checkpointing", "Checkpointing", f.checkpointing, "none");
-    Field("runtime.metric", "Memory counted", f.metric, "card");
-    Raw("</div>\n<p><button type=\"submit\">Estimate</button></p>\n</form>\n");
-  }
+  void Out(const FilterForm& f) { AppendFilterForm(html_, f); }
 
-  void Out(const BarChart& c) { Raw(BarChartSvg(c)); }
-  void Out(const DotStrip& d) { Raw(DotStripSvg(d)); }
-
-  void Out(const FilterForm& f) {
-    if (!IsSafeHref(f.action)) return;
-    Raw("<form method=\"get\" action=\"");
-    Text(f.action);
-    Raw("\" class=\"filters\">\n<div class=\"knobs\">\n");
-    for (const FilterForm::Field& field : f.fields) {
-      Raw("<p class=\"field\"><label for=\"f-");
-      Text(field.name);
-      Raw("\">");
-      Text(field.label);
-      Raw("</label> ");
-      if (field.choices.empty()) {
-        Raw("<input type=\"text\" id=\"f-");
-        Text(field.name);
-        Raw("\" name=\"");
-        Text(field.name);
-        Raw("\" value=\"");
-        Text(field.value);
-        Raw("\" placeholder=\"");
-        Text(field.hint);
-        Raw("\"></p>\n");
-        continue;
-      }
-      Raw("<select id=\"f-");
-      Text(field.name);
-      Raw("\" name=\"");
-      Text(field.name);
-      Raw("\"><option value=\"\">any</option>");
-      for (const std::string& choice : field.choices) {
-        Raw("<option");
-        if (choice == field.value) Raw(" selected");
-        Raw(">");
-        Text(choice);
-        Raw("</option>");
-      }
-      Raw("</select></p>\n");
-    }
-    Raw("</div>\n<p><button type=\"submit\">Filter</button></p>\n</form>\n");
-  }
-
-  std::string& out_;
+  HtmlMarkup& html_;
 };
 
 }  // namespace
@@ -299,7 +149,8 @@ class HtmlWriter {
 std::string RenderHtml(const Document& doc) {
   std::string out;
   out.reserve(64 * 1024);
-  HtmlWriter w(out);
+  HtmlMarkup w(out);
+  HtmlWriter blocks(w);
   w.Raw(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -329,7 +180,7 @@ std::string RenderHtml(const Document& doc) {
   w.Raw("<h1>");
   w.Text(doc.h1);
   w.Raw("</h1>\n");
-  for (const Block& b : doc.lead) w.Block(b);
+  for (const Block& b : doc.lead) blocks.Block(b);
   if (doc.sections.size() > 2) {
     w.Raw("<nav class=\"toc\" aria-label=\"Sections\"><ol>\n");
     for (const Section& s : doc.sections) {
@@ -349,7 +200,7 @@ std::string RenderHtml(const Document& doc) {
     w.Raw("\">");
     w.Text(s.title);
     w.Raw("</h2>\n");
-    for (const Block& b : s.blocks) w.Block(b);
+    for (const Block& b : s.blocks) blocks.Block(b);
     w.Raw("</section>\n");
   }
   w.Raw(

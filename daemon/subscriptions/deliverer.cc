@@ -1,10 +1,8 @@
 #include "daemon/subscriptions/deliverer.h"
 
-#include <algorithm>
-
 #include "daemon/subscriptions/signature.h"
 #include "daemon/subscriptions/target_policy.h"
-#include "tracker/hub/rate_limit.h"
+#include "daemon/subscriptions/webhook_request.h"
 
 namespace hubwatch::subscriptions {
 namespace {
@@ -59,7 +57,7 @@ void WebhookDeliverer::Start() {
   const int64_t now = WallSeconds();
   store_.Write(
       [now](store::Store& w) -> Status {
-        Result<int64_t> failed = w.outbox().FailOrphanDeliveries(now);
+        Result<int64_t> failed = w.deliveries().FailOrphans(now);
         return failed.ok() ? Status::Ok() : Status(failed.error());
       },
       [this, alive](Status s) {
@@ -103,7 +101,7 @@ void WebhookDeliverer::Pump() {
       options_.max_in_flight > in_flight_.size() ? options_.max_in_flight - in_flight_.size() : 0;
   if (room > 0) {
     Result<std::vector<store::Delivery>> due =
-        store_.reads().outbox().DueDeliveries(now, static_cast<int64_t>(room + in_flight_.size()));
+        store_.reads().deliveries().Due(now, static_cast<int64_t>(room + in_flight_.size()));
     if (!due.ok()) {
       Log("webhook: reading the outbox failed: " + due.error().message);
       timer_at_.reset();
@@ -140,7 +138,7 @@ void WebhookDeliverer::Pump() {
 // Wakes at the next row due. A row due already is either in flight or waiting for room, and
 // a finishing attempt pumps again, so no timer is needed for it.
 void WebhookDeliverer::ArmTimer() {
-  Result<std::optional<int64_t>> next = store_.reads().outbox().NextDeliveryAt();
+  Result<std::optional<int64_t>> next = store_.reads().deliveries().NextAttemptAt();
   const int64_t now = WallSeconds();
   std::optional<int64_t> at;
   if (next.ok() && next->has_value()) at = **next;
@@ -167,29 +165,17 @@ void WebhookDeliverer::StartAttempt(const store::Delivery& d) {
     if (alive.expired()) return;
     Finish(d, webhook_id, std::move(outcome));
   };
-  Result<std::string> key = ParseSecret(d.secret);
-  Status url_ok = CheckTargetUrl(d.url, options_.allow_private_targets);
-  if (!key.ok() || !url_ok.ok()) {
+  Result<WebhookRequest> request =
+      SignedRequest(d, webhook_id, WallSeconds(),
+                    {options_.timeout, options_.allow_private_targets, options_.user_agent});
+  if (!request.ok()) {
     hub::TransportOutcome refused;
-    refused.error = hub::TransportError{
-        hub::TransportErrorKind::kConnect, 0,
-        !key.ok() ? "refused: the subscription's secret is not valid: " + key.error().message
-                  : "refused: " + url_ok.error().message};
+    refused.error =
+        hub::TransportError{hub::TransportErrorKind::kConnect, 0, request.error().message};
     clock_.RunAt(clock_.Now(), [finish, refused] { finish(refused); });
     return;
   }
-  const int64_t timestamp = WallSeconds();
-  WebhookRequest request;
-  request.url = d.url;
-  request.body = d.body;
-  request.timeout = options_.timeout;
-  request.allow_private_targets = options_.allow_private_targets;
-  request.headers.Add("Content-Type", "application/json");
-  if (!options_.user_agent.empty()) request.headers.Add("User-Agent", options_.user_agent);
-  request.headers.Add("webhook-id", webhook_id);
-  request.headers.Add("webhook-timestamp", std::to_string(timestamp));
-  request.headers.Add("webhook-signature", Sign(*key, webhook_id, timestamp, d.body));
-  sender_.Post(std::move(request), std::move(finish));
+  sender_.Post(std::move(request).value(), std::move(finish));
 }
 
 void WebhookDeliverer::Finish(const store::Delivery& d, const std::string& webhook_id,
@@ -199,44 +185,10 @@ void WebhookDeliverer::Finish(const store::Delivery& d, const std::string& webho
     SchedulePump();  // not the receiver's doing: the row stays as it was
     return;
   }
-  const int64_t now = WallSeconds();
-  AttemptReport report;
-  report.outbox_id = d.outbox_id;
-  report.subscription_id = d.subscription_id;
-  report.webhook_id = webhook_id;
-  report.attempt = d.attempts + 1;
-  const int status = outcome.ok() ? outcome.response.status : 0;
-  if (outcome.ok()) report.status = status;
-  if (outcome.ok() && status / 100 == 2) {
-    report.result = AttemptReport::Result::kDelivered;
-    return Record(std::move(report), d.url);
-  }
-  if (outcome.ok() && status == 410) {
-    report.result = AttemptReport::Result::kDisabled;
-    report.error = "the receiver answered 410 Gone";
-    return Record(std::move(report), d.url);
-  }
-  report.error = outcome.ok() ? "HTTP " + std::to_string(status) : outcome.error->message;
-  std::chrono::milliseconds delay = std::max<std::chrono::milliseconds>(
-      options_.min_delay,
-      hub::FullJitterDelay(options_.backoff, static_cast<int>(d.attempts), random_));
-  if (outcome.ok() && (status == 429 || status == 503)) {
-    if (std::optional<std::string_view> h = outcome.response.headers.Get("Retry-After")) {
-      if (std::optional<std::chrono::seconds> wait = hub::ParseRetryAfter(*h, clock_.WallNow())) {
-        delay = std::max<std::chrono::milliseconds>(
-            delay, std::min<std::chrono::milliseconds>(*wait, options_.backoff.max_server_wait));
-      }
-    }
-  }
-  const int64_t next = now + (delay.count() + 999) / 1000;
-  if (next > d.created_at + options_.retry_for_s) {
-    report.result = AttemptReport::Result::kFailed;
-    report.error += " (gave up after " + std::to_string(report.attempt) + " attempts)";
-  } else {
-    report.result = AttemptReport::Result::kRetry;
-    report.next_attempt_at = next;
-  }
-  Record(std::move(report), d.url);
+  Record(
+      JudgeAttempt(d, webhook_id, outcome,
+                   {options_.retry_for_s, options_.backoff, options_.min_delay}, clock_, random_),
+      d.url);
 }
 
 void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
@@ -253,7 +205,7 @@ void WebhookDeliverer::Record(AttemptReport report, const std::string& url) {
   std::weak_ptr<bool> alive = alive_;
   store_.Write(
       [attempt, disable, subscription, now](store::Store& w) -> Status {
-        if (Status s = w.outbox().RecordDeliveryAttempt(attempt); !s.ok()) return s;
+        if (Status s = w.deliveries().RecordAttempt(attempt); !s.ok()) return s;
         if (!disable) return Status::Ok();
         Result<bool> r =
             w.outbox().DisableSubscription(subscription, "the receiver answered 410 Gone", now);

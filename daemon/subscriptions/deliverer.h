@@ -2,17 +2,13 @@
 
 // WebhookDeliverer: drains the outbox rows of subscription targets, at least once each.
 //
-// Every pending row that is due (next_attempt_at <= now) of an enabled subscription is POSTed:
-// body = the advisory's OSV JSON as stored; headers Content-Type: application/json,
-// User-Agent, and the Standard Webhooks trio - webhook-id (WebhookId(advisory, target): the
-// same on every retry and after a restart), webhook-timestamp (this attempt, Unix seconds) and
-// webhook-signature (v1, HMAC over id.timestamp.body). Outcomes:
-//   2xx                 delivered
-//   410 Gone            the subscription is disabled and its pending rows fail
-//   anything else       (3xx, 4xx, 5xx, timeout, connection refused, an address the target
-//                       policy refuses) retried after a full-jitter exponential delay - at least
-//                       Retry-After on 429/503 - until retry_for_s after the row was created,
-//                       then failed
+// Every pending row that is due (next_attempt_at <= now) of an enabled subscription is POSTed
+// as SignedRequest builds it (webhook_request.h), with webhook-id WebhookId(advisory, target):
+// the same on every retry and after a restart. JudgeAttempt (attempt_verdict.h) says what each
+// outcome comes to: delivered; retried after a full-jitter exponential delay (at least
+// Retry-After on 429/503) until retry_for_s after the row was created, then failed; or, on 410
+// Gone, the subscription disabled and its pending rows failed. A row whose secret is not valid
+// or whose URL the target policy refuses is retried like a refused connection.
 // All state is in the store (one Write per attempt), so a restart picks up where it stopped.
 // A transfer cut short by Stop or a sender shutdown is not counted as an attempt.
 //
@@ -31,6 +27,7 @@
 
 #include "daemon/service/metrics.h"
 #include "daemon/service/store_access.h"
+#include "daemon/subscriptions/attempt_verdict.h"
 #include "daemon/subscriptions/webhook_sender.h"
 #include "estimator/base/clock.h"
 #include "estimator/base/random.h"
@@ -55,18 +52,6 @@ struct DelivererOptions {
   std::function<void(std::string_view)> log;  // one line per event; never secrets
   // After a 410 disabled subscription `id` (e.g. refresh the matcher).
   std::function<void(int64_t id)> on_disabled;
-};
-
-// What one attempt ended as, for logs and tests.
-struct AttemptReport {
-  int64_t outbox_id = 0;
-  int64_t subscription_id = 0;
-  std::string webhook_id;
-  int64_t attempt = 0;  // 1 for the first
-  std::optional<int> status;
-  std::string error;
-  enum class Result { kDelivered, kRetry, kFailed, kDisabled } result = Result::kRetry;
-  int64_t next_attempt_at = 0;  // kRetry
 };
 
 class WebhookDeliverer {

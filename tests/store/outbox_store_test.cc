@@ -1,5 +1,5 @@
-// OutboxStore against a real SQLite database: config subscription sync, the delivery queue's
-// order, retries and failures, orphaned rows and the tally by state.
+// OutboxStore and DeliveryQueue against a real SQLite database: config subscription sync, the
+// delivery queue's order, retries and failures, orphaned rows and the tally by state.
 
 #include "tracker/store/outbox_store.h"
 
@@ -28,6 +28,7 @@ class OutboxStoreTest : public ::testing::Test {
     ASSERT_TRUE(store_->repos().AddRepo({.id = kRepo, .refs = {"main"}}).ok());
   }
   OutboxStore& outbox() { return store_->outbox(); }
+  DeliveryQueue& deliveries() { return store_->deliveries(); }
   // Ingests revision `sha` with one advisory, x_HUBWATCH-<sha>, for `targets`.
   void Queue(const std::string& sha, std::vector<std::string> targets) {
     RevisionIngest in = SampleIngest(sha, "");
@@ -86,19 +87,19 @@ TEST_F(OutboxStoreTest, DueDeliveriesComeEarliestFirstAndOnlyWhenDue) {
   Queue("a1", {"subscription:1"});
   Queue("b2", {"subscription:1"});
   Queue("c3", {"subscription:1"});
-  ASSERT_TRUE(outbox().DeferDeliveries("x_HUBWATCH-a1", 300).ok());
-  ASSERT_TRUE(outbox().DeferDeliveries("x_HUBWATCH-b2", 100).ok());
-  ASSERT_TRUE(outbox().DeferDeliveries("x_HUBWATCH-c3", 200).ok());
+  ASSERT_TRUE(deliveries().Defer("x_HUBWATCH-a1", 300).ok());
+  ASSERT_TRUE(deliveries().Defer("x_HUBWATCH-b2", 100).ok());
+  ASSERT_TRUE(deliveries().Defer("x_HUBWATCH-c3", 200).ok());
 
-  Result<std::vector<Delivery>> due = outbox().DueDeliveries(250, 10);
+  Result<std::vector<Delivery>> due = deliveries().Due(250, 10);
   ASSERT_TRUE(due.ok());
   ASSERT_EQ(due->size(), 2u);
   EXPECT_EQ((*due)[0].advisory_id, "x_HUBWATCH-b2");
   EXPECT_EQ((*due)[1].advisory_id, "x_HUBWATCH-c3");
   EXPECT_EQ((*due)[0].url, "https://a.example/");
   EXPECT_EQ((*due)[0].body, "{\"id\":\"x_HUBWATCH-b2\"}");
-  EXPECT_EQ(outbox().DueDeliveries(250, 1)->size(), 1u);
-  EXPECT_EQ(*outbox().NextDeliveryAt(), std::optional<int64_t>(100));
+  EXPECT_EQ(deliveries().Due(250, 1)->size(), 1u);
+  EXPECT_EQ(*deliveries().NextAttemptAt(), std::optional<int64_t>(100));
   EXPECT_EQ(*outbox().CountPendingDeliveries(), 3);
 }
 
@@ -109,26 +110,26 @@ TEST_F(OutboxStoreTest, ARetryStaysPendingAndAFailureIsFinal) {
   const std::vector<OutboxRow> rows = *outbox().ListDeliveries(1);
   ASSERT_EQ(rows.size(), 2u);
 
-  ASSERT_TRUE(outbox()
-                  .RecordDeliveryAttempt({.outbox_id = rows[0].id,
-                                          .at = 50,
-                                          .status = 503,
-                                          .error = "HTTP 503",
-                                          .outcome = DeliveryOutcome::kRetry,
-                                          .next_attempt_at = 80})
+  ASSERT_TRUE(deliveries()
+                  .RecordAttempt({.outbox_id = rows[0].id,
+                                  .at = 50,
+                                  .status = 503,
+                                  .error = "HTTP 503",
+                                  .outcome = DeliveryOutcome::kRetry,
+                                  .next_attempt_at = 80})
                   .ok());
-  ASSERT_TRUE(outbox()
-                  .RecordDeliveryAttempt({.outbox_id = rows[1].id,
-                                          .at = 50,
-                                          .error = "HTTP 410",
-                                          .outcome = DeliveryOutcome::kFailed})
+  ASSERT_TRUE(deliveries()
+                  .RecordAttempt({.outbox_id = rows[1].id,
+                                  .at = 50,
+                                  .error = "HTTP 410",
+                                  .outcome = DeliveryOutcome::kFailed})
                   .ok());
   // A late retry of a failed row changes nothing.
-  ASSERT_TRUE(outbox()
-                  .RecordDeliveryAttempt({.outbox_id = rows[1].id,
-                                          .at = 60,
-                                          .outcome = DeliveryOutcome::kRetry,
-                                          .next_attempt_at = 90})
+  ASSERT_TRUE(deliveries()
+                  .RecordAttempt({.outbox_id = rows[1].id,
+                                  .at = 60,
+                                  .outcome = DeliveryOutcome::kRetry,
+                                  .next_attempt_at = 90})
                   .ok());
   std::vector<OutboxRow> after = *outbox().ListDeliveries(1);
   EXPECT_EQ(after[0].state, DeliveryState::kPending);
@@ -140,11 +141,11 @@ TEST_F(OutboxStoreTest, ARetryStaysPendingAndAFailureIsFinal) {
   EXPECT_EQ(after[1].attempts, 1);
   EXPECT_EQ(after[1].last_error, "HTTP 410");
 
-  ASSERT_TRUE(outbox()
-                  .RecordDeliveryAttempt({.outbox_id = rows[0].id,
-                                          .at = 80,
-                                          .status = 200,
-                                          .outcome = DeliveryOutcome::kDelivered})
+  ASSERT_TRUE(deliveries()
+                  .RecordAttempt({.outbox_id = rows[0].id,
+                                  .at = 80,
+                                  .status = 200,
+                                  .outcome = DeliveryOutcome::kDelivered})
                   .ok());
   after = *outbox().ListDeliveries(1);
   EXPECT_EQ(after[0].state, DeliveryState::kDelivered);
@@ -160,15 +161,15 @@ TEST_F(OutboxStoreTest, OrphanedRowsFailAndTheTallyCountsByState) {
   // Disabled behind the store's back (another process): its rows are orphans.
   ASSERT_TRUE(store_->db().Exec("UPDATE subscriptions SET disabled_at = 5 WHERE id = 2", "t").ok());
   const std::vector<OutboxRow> ones = *outbox().ListDeliveries(1);
-  ASSERT_TRUE(outbox()
-                  .RecordDeliveryAttempt(
-                      {.outbox_id = ones[0].id, .at = 9, .outcome = DeliveryOutcome::kDelivered})
-                  .ok());
+  ASSERT_TRUE(
+      deliveries()
+          .RecordAttempt({.outbox_id = ones[0].id, .at = 9, .outcome = DeliveryOutcome::kDelivered})
+          .ok());
 
-  Result<int64_t> failed = outbox().FailOrphanDeliveries(100);
+  Result<int64_t> failed = deliveries().FailOrphans(100);
   ASSERT_TRUE(failed.ok());
   EXPECT_EQ(*failed, 3);  // one of the missing subscription 7, two of the disabled 2
-  EXPECT_EQ(*outbox().FailOrphanDeliveries(101), 0);
+  EXPECT_EQ(*deliveries().FailOrphans(101), 0);
   const std::vector<OutboxRow> sevens = *outbox().ListDeliveries(7);
   ASSERT_EQ(sevens.size(), 1u);
   EXPECT_EQ(sevens[0].state, DeliveryState::kFailed);

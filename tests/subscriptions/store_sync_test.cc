@@ -91,7 +91,7 @@ TEST(StoreSubscriptions, DueDeliveriesJoinAdvisoriesAndSkipOthers) {
                    "subscription:999", "channel:stream"},
                   1000);
   ASSERT_TRUE(s->outbox().DisableSubscription(*off, "gone", 1001).ok());
-  Result<std::vector<Delivery>> due = s->outbox().DueDeliveries(1000, 10);
+  Result<std::vector<Delivery>> due = s->deliveries().Due(1000, 10);
   ASSERT_TRUE(due.ok());
   ASSERT_EQ(due->size(), 1u);
   const Delivery& d = (*due)[0];
@@ -106,33 +106,33 @@ TEST(StoreSubscriptions, DueDeliveriesJoinAdvisoriesAndSkipOthers) {
 
   // A retry moves it out of the due set until its time.
   DeliveryAttempt retry{d.outbox_id, 1000, 500, "HTTP 500", DeliveryOutcome::kRetry, 1060};
-  ASSERT_TRUE(s->outbox().RecordDeliveryAttempt(retry).ok());
-  EXPECT_TRUE(s->outbox().DueDeliveries(1059, 10)->empty());
-  EXPECT_EQ(**s->outbox().NextDeliveryAt(), 1060);
-  ASSERT_EQ(s->outbox().DueDeliveries(1060, 10)->size(), 1u);
-  EXPECT_EQ((*s->outbox().DueDeliveries(1060, 10))[0].attempts, 1);
+  ASSERT_TRUE(s->deliveries().RecordAttempt(retry).ok());
+  EXPECT_TRUE(s->deliveries().Due(1059, 10)->empty());
+  EXPECT_EQ(**s->deliveries().NextAttemptAt(), 1060);
+  ASSERT_EQ(s->deliveries().Due(1060, 10)->size(), 1u);
+  EXPECT_EQ((*s->deliveries().Due(1060, 10))[0].attempts, 1);
   EXPECT_EQ(*s->outbox().CountPendingDeliveries(), 1);  // not the orphan of subscription 999
 
   // Deferral only moves rows later.
-  ASSERT_TRUE(s->outbox().DeferDeliveries(adv, 2000).ok());
-  EXPECT_EQ(**s->outbox().NextDeliveryAt(), 2000);
-  ASSERT_TRUE(s->outbox().DeferDeliveries(adv, 1500).ok());
-  EXPECT_EQ(**s->outbox().NextDeliveryAt(), 2000);
+  ASSERT_TRUE(s->deliveries().Defer(adv, 2000).ok());
+  EXPECT_EQ(**s->deliveries().NextAttemptAt(), 2000);
+  ASSERT_TRUE(s->deliveries().Defer(adv, 1500).ok());
+  EXPECT_EQ(**s->deliveries().NextAttemptAt(), 2000);
 
   DeliveryAttempt ok{d.outbox_id, 2000, 204, "", DeliveryOutcome::kDelivered, 0};
-  ASSERT_TRUE(s->outbox().RecordDeliveryAttempt(ok).ok());
+  ASSERT_TRUE(s->deliveries().RecordAttempt(ok).ok());
   Result<std::vector<OutboxRow>> rows = s->outbox().ListDeliveries(*on);
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].state, store::DeliveryState::kDelivered);
   EXPECT_EQ((*rows)[0].attempts, 2);
   EXPECT_EQ((*rows)[0].last_status, 204);
   EXPECT_EQ((*rows)[0].delivered_at, 2000);
-  EXPECT_FALSE(s->outbox().NextDeliveryAt()->has_value());
+  EXPECT_FALSE(s->deliveries().NextAttemptAt()->has_value());
 
   // The orphan (subscription 999 never existed) fails on request, and so does a row queued for
   // a subscription after it was disabled.
   AddAdvisory(*s, "google/gemma", Sha(9), {"subscription:" + std::to_string(*off)}, 2500);
-  EXPECT_EQ(*s->outbox().FailOrphanDeliveries(3000), 2);
+  EXPECT_EQ(*s->deliveries().FailOrphans(3000), 2);
   EXPECT_EQ(*s->outbox().CountPendingDeliveries(), 0);
   EXPECT_EQ(s->outbox().ListDeliveries(*off)->back().last_error, "subscription disabled");
   Result<std::map<int64_t, DeliveryTally>> tally = s->outbox().TallyDeliveries();
@@ -149,7 +149,7 @@ TEST(StoreSubscriptions, AFailedRowIsNotRevivedByALateRetry) {
   const int64_t row = (*s->outbox().ListDeliveries(*id))[0].id;
   ASSERT_TRUE(s->outbox().RemoveSubscription(*id, 20).ok());
   DeliveryAttempt retry{row, 21, 500, "HTTP 500", DeliveryOutcome::kRetry, 99};
-  ASSERT_TRUE(s->outbox().RecordDeliveryAttempt(retry).ok());
+  ASSERT_TRUE(s->deliveries().RecordAttempt(retry).ok());
   EXPECT_EQ(StateOf(*s, *id), "failed");
 }
 

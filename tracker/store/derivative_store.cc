@@ -1,12 +1,10 @@
-// Derivatives: their checks, their lags on upstream's fixes, and the advisories of those that
-// lag (published through AdvisoryStore::InsertPublished, rewritten when they stop lagging).
+// Derivatives: their checks and their lags on upstream's fixes (the advisories of those that
+// lag are derivative_advisories.cc's).
 
 #include "tracker/store/derivative_store.h"
 
 #include <nlohmann/json.hpp>
 
-#include "tracker/advisory/derivative_osv.h"
-#include "tracker/advisory/time_text.h"
 #include "tracker/store/connection.h"
 
 namespace hubwatch::store {
@@ -211,49 +209,6 @@ Status DerivativeStore::UpsertRow(const DerivativeCheck& check, int64_t now) {
       .Run("recording derivative " + check.id);
 }
 
-Result<std::string> DerivativeStore::SettleAdvisory(const DerivativeCheck& check,
-                                                    const AdvisoryLag& lag, const UpstreamFix& fix,
-                                                    const diff::Change& change, int64_t now,
-                                                    const DerivativeTargets& targets) {
-  const std::string id = advisory::DerivativeAdvisoryId(check.id, lag.advisory_id);
-  HW_PREPARE(q, "SELECT osv, published FROM advisories WHERE id = ?1");
-  Result<bool> row = q.Bind(1, id).Step("reading a derivative advisory");
-  if (!row.ok()) return row.error();
-  const bool lagging = lag.status == LagStatus::kLagging;
-  if (!*row && !lagging) return std::string();  // never lagged on this fix: nothing to say
-  const std::string when = advisory::Rfc3339(now);
-  advisory::DerivativeAdvisoryContext ctx{.derivative = check.id,
-                                          .relation = check.relation,
-                                          .upstream = check.upstream,
-                                          .fix = fix,
-                                          .impact = std::string(diff::ImpactName(change.impact)),
-                                          .status = lag.status,
-                                          .head = check.head,
-                                          .checked_at = check.checked_at,
-                                          .published = when,
-                                          .modified = when};
-  if (!*row) {
-    const std::vector<std::string> to =
-        targets ? targets(check.id, change) : std::vector<std::string>();
-    const std::string osv = DumpJson(advisory::BuildDerivativeOsv(ctx));
-    HW_TRY(advisories_.InsertPublished(
-        {id, check.id, check.head, fix.change_id, fix.kind, osv, when, when, now, to, now}));
-    return id;
-  }
-  Result<nlohmann::json> stored = StoredJson(q.Text(0), "advisory " + id);
-  if (!stored.ok()) return stored.error();
-  const std::optional<LagStatus> said = advisory::DerivativeOsvStatus(*stored);
-  if (!said) return Error::Io("store: advisory " + id + " is damaged: no derivative status");
-  if ((*said == LagStatus::kLagging) == lagging) return id;  // it says so already
-  ctx.published = q.Text(1);
-  HW_PREPARE(u, "UPDATE advisories SET osv = ?2, modified = ?3 WHERE id = ?1");
-  HW_TRY(u.Bind(1, id)
-             .Bind(2, DumpJson(advisory::BuildDerivativeOsv(ctx)))
-             .Bind(3, when)
-             .Run("updating derivative advisory " + id));
-  return id;
-}
-
 Status DerivativeStore::RecordCheck(const DerivativeCheck& check, int64_t now,
                                     const DerivativeTargets& targets) {
   return db_.Atomically([&]() -> Status {
@@ -269,7 +224,7 @@ Status DerivativeStore::RecordCheck(const DerivativeCheck& check, int64_t now,
                                    " is no advisory of " + check.upstream);
       }
       Result<std::string> own =
-          SettleAdvisory(check, lag, (*fix)->fix, (*fix)->change, now, targets);
+          advisories_.Settle(check, lag, (*fix)->fix, (*fix)->change, now, targets);
       if (!own.ok()) return own.error();
       HW_PREPARE(q,
                  "INSERT INTO derivative_lags (upstream, derivative, advisory_id, status, "

@@ -1,19 +1,17 @@
 #pragma once
 
 // DerivativeStore: the derivatives of tracked repos (fine-tunes, adapters, quantizations,
-// merges), their last check, where each stands on every behavioral fix upstream published
-// (tables derivatives and derivative_lags), and the advisories of the derivatives that lag one:
-// published through AdvisoryStore like any other (the next seq, outbox rows), with repo = the
-// derivative, sha = its head and change_id = the upstream change; updated, not republished,
-// when the derivative catches up or lags again. A derivative whose lags predate upstream's
-// newest fix (DerivativeCheck::fixes_through) reads back as not current and is counted as
-// unchecked: its old statuses never count as fixed. evictions() keeps what rounds dropped.
+// merges), their last check and where each stands on every behavioral fix upstream published
+// (tables derivatives and derivative_lags). Recording a check settles the advisory of each lag
+// through DerivativeAdvisories (published when the derivative first lags a fix, rewritten when
+// it catches up or lags again). A derivative whose lags predate upstream's newest fix
+// (DerivativeCheck::fixes_through) reads back as not current and is counted as unchecked: its
+// old statuses never count as fixed. evictions() keeps what rounds dropped.
 //
 // Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
 // the AdvisoryStore, which must outlive it.
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +22,7 @@
 #include "tracker/diff/change.h"
 #include "tracker/store/advisory_store.h"
 #include "tracker/store/database.h"
+#include "tracker/store/derivative_advisories.h"
 #include "tracker/store/derivative_evictions.h"
 
 namespace hubwatch::store {
@@ -51,15 +50,10 @@ struct DerivativeSighting {
   std::optional<int64_t> fixes_through{};
 };
 
-// The delivery targets of a derivative's new advisory (as PollerOptions::outbox_targets, called
-// with the derivative id and the upstream change).
-using DerivativeTargets =
-    std::function<std::vector<std::string>(const std::string& derivative, const diff::Change&)>;
-
 class DerivativeStore {
  public:
   DerivativeStore(Database& db, AdvisoryStore& advisories)
-      : db_(db), advisories_(advisories), evictions_(db) {}
+      : db_(db), advisories_(db, advisories), evictions_(db) {}
 
   DerivativeEvictions& evictions() { return evictions_; }
 
@@ -76,12 +70,9 @@ class DerivativeStore {
   // error, checked_at, relation, last_modified and listed_at change: the head, facets and
   // fixes_through stay those the kept lags were read at ("" and 0 for a new row). Signals are
   // set when check.signals is. Every lag must name an advisory of check.upstream (else
-  // InvalidInput, nothing written). A lag that is lagging publishes the derivative's advisory
-  // for that fix when it has none yet (ids: advisory::DerivativeAdvisoryId), with `targets`'
-  // outbox rows; one whose advisory last said lagging and that no longer lags rewrites that
-  // advisory's record (status, fixed = check.head) and modified, once; lagging again rewrites
-  // it back. The lag rows keep the advisory's id (check.lags' derivative_advisory_id is
-  // ignored). REQUIRES: check.upstream is tracked.
+  // InvalidInput, nothing written). Each lag settles the derivative's advisory for its fix
+  // (DerivativeAdvisories::Settle, with `targets`) and its row keeps that advisory's id
+  // (check.lags' derivative_advisory_id is ignored). REQUIRES: check.upstream is tracked.
   Status RecordCheck(const derivatives::DerivativeCheck& check, int64_t now,
                      const DerivativeTargets& targets = {});
   // Sets listed_at = now (and the signals and fixes_through each gives) for those of `seen` that
@@ -105,19 +96,12 @@ class DerivativeStore {
   Result<DerivativeTally> Tally(const std::string& upstream);
 
  private:
-  // The derivative advisory of one lag on `fix` (its upstream change: `change`): published,
-  // rewritten or left as it is; its id ("" when none).
-  Result<std::string> SettleAdvisory(const derivatives::DerivativeCheck& check,
-                                     const derivatives::AdvisoryLag& lag,
-                                     const derivatives::UpstreamFix& fix,
-                                     const diff::Change& change, int64_t now,
-                                     const DerivativeTargets& targets);
   Status UpsertRow(const derivatives::DerivativeCheck& check, int64_t now);
   Result<std::vector<derivatives::AdvisoryLag>> LagsOf(const std::string& upstream,
                                                        const std::string& id);
 
   Database& db_;
-  AdvisoryStore& advisories_;
+  DerivativeAdvisories advisories_;
   DerivativeEvictions evictions_;
 };
 

@@ -1,8 +1,9 @@
 #pragma once
 
-// OutboxStore: webhook subscriptions and the delivery state of their outbox rows. An outbox row
-// goes to subscription N iff its target is "subscription:N"; ids are never reused. Times are
-// Unix seconds. Secrets are stored as given and never appear in errors.
+// OutboxStore: webhook subscriptions and what became of their outbox rows. An outbox row goes
+// to subscription N iff its target is "subscription:N"; ids are never reused. Removing or
+// disabling a subscription fails its pending rows. Delivering them is DeliveryQueue's. Times
+// are Unix seconds. Secrets are stored as given and never appear in errors.
 //
 // Thread safety: as its Database (one thread at a time). Ownership: borrows the Database, which
 // must outlive it.
@@ -44,31 +45,6 @@ struct SubscriptionSync {
   int unchanged = 0;
 };
 
-// A pending outbox row of an enabled subscription, with what delivering it needs.
-struct Delivery {
-  int64_t outbox_id = 0;
-  std::string advisory_id{};
-  std::string target{};
-  int64_t subscription_id = 0;
-  std::string url{};
-  std::string secret{};
-  std::string body{};  // the advisory's OSV JSON, as stored
-  int64_t attempts = 0;
-  int64_t created_at = 0;
-  int64_t next_attempt_at = 0;
-};
-
-enum class DeliveryOutcome { kDelivered, kRetry, kFailed };
-
-struct DeliveryAttempt {
-  int64_t outbox_id = 0;
-  int64_t at = 0;
-  std::optional<int> status{};  // the HTTP status, when a response came
-  std::string error{};          // why it did not count as delivered
-  DeliveryOutcome outcome = DeliveryOutcome::kRetry;
-  int64_t next_attempt_at = 0;  // kRetry only
-};
-
 struct OutboxRow {
   int64_t id = 0;
   std::string advisory_id{};
@@ -107,24 +83,12 @@ class OutboxStore {
   Result<SubscriptionSync> SyncConfigSubscriptions(const std::vector<Subscription>& wanted,
                                                    int64_t now);
 
-  // Up to `limit` pending rows of enabled subscriptions with next_attempt_at <= now, earliest
-  // due first.
-  Result<std::vector<Delivery>> DueDeliveries(int64_t now, int64_t limit);
-  // The earliest next_attempt_at among them, due or not; nullopt when nothing is pending.
-  Result<std::optional<int64_t>> NextDeliveryAt();
-  // Counts one attempt. kRetry and kFailed change only a row that is still pending.
-  Status RecordDeliveryAttempt(const DeliveryAttempt& attempt);
-  // Pending rows of subscriptions that no longer exist or are disabled (rows a poll queued
-  // while the subscription went away) become failed; returns how many.
-  Result<int64_t> FailOrphanDeliveries(int64_t now);
   // The outbox rows of subscription `id`, oldest first.
   Result<std::vector<OutboxRow>> ListDeliveries(int64_t subscription_id);
   // Pending rows of enabled subscriptions (the delivery queue depth).
   Result<int64_t> CountPendingDeliveries();
   // Outbox rows per subscription id and state (subscriptions without rows are absent).
   Result<std::map<int64_t, DeliveryTally>> TallyDeliveries();
-  // Holds the pending rows of `advisory_id` until `until` at the earliest (a settling burst).
-  Status DeferDeliveries(const std::string& advisory_id, int64_t until);
 
  private:
   // Both REQUIRE: inside a transaction.

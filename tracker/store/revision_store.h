@@ -5,7 +5,8 @@
 //
 // Exactly once: Ingest() writes everything one revision adds - manifest, blobs, headers,
 // changes, estimate, advisories (through AdvisoryStore), outbox rows and the repo's ref cursors
-// - in one transaction, and ingesting a revision already present changes nothing.
+// - in one transaction (the rows through RevisionWriter), and ingesting a revision already
+// present changes nothing.
 //
 // Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
 // the AdvisoryStore, which must outlive it.
@@ -20,6 +21,7 @@
 #include "tracker/store/advisory_store.h"
 #include "tracker/store/database.h"
 #include "tracker/store/records.h"
+#include "tracker/store/revision_writer.h"
 
 namespace hubwatch::store {
 
@@ -36,7 +38,7 @@ struct ChangeBrowse {
 
 class RevisionStore {
  public:
-  RevisionStore(Database& db, AdvisoryStore& advisories) : db_(db), advisories_(advisories) {}
+  RevisionStore(Database& db, AdvisoryStore& advisories) : db_(db), writer_(db, advisories) {}
 
   // Revisions, newest first; `before`: only those ingested before that sha.
   Result<bool> HasRevision(const std::string& repo, const std::string& sha);
@@ -68,11 +70,8 @@ class RevisionStore {
   Result<std::optional<EstimateRecord>> LatestEstimate(const std::string& repo);
 
  private:
-  // Ingest's writes of one new revision. REQUIRES: inside Ingest's transaction.
-  Status InsertRevision(const RevisionIngest& in);
-
   Database& db_;
-  AdvisoryStore& advisories_;
+  RevisionWriter writer_;  // Ingest's rows of a new revision
 };
 
 }  // namespace hubwatch::store

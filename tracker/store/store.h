@@ -1,12 +1,12 @@
 #pragma once
 
-// Store: hubwatch's durable state in SQLite, as one Database and seven facades over it:
+// Store: hubwatch's durable state in SQLite, as one Database and eight facades over it:
 // repos() (tracked repos, polling state, ref cursors, the listing's watermark), revisions()
 // (revisions, changes, estimates), queries() (the API's read-only questions about history),
 // http_cache() (the Hub's responses for conditional requests), advisories() (the feed and
-// settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories) and
-// outbox() (subscriptions and deliveries). A Store owns them all; the facades borrow the
-// Database.
+// settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories),
+// outbox() (subscriptions and what became of their deliveries) and deliveries() (the outbox as
+// the webhook deliverer's work queue). A Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
@@ -18,6 +18,7 @@
 #include "estimator/base/result.h"
 #include "tracker/store/advisory_store.h"
 #include "tracker/store/database.h"
+#include "tracker/store/delivery_queue.h"
 #include "tracker/store/derivative_store.h"
 #include "tracker/store/http_cache_store.h"
 #include "tracker/store/outbox_store.h"
@@ -53,6 +54,7 @@ class Store {
   AdvisoryStore& advisories() { return advisories_; }
   DerivativeStore& derivatives() { return derivatives_; }
   OutboxStore& outbox() { return outbox_; }
+  DeliveryQueue& deliveries() { return deliveries_; }
 
  private:
   explicit Store(std::unique_ptr<Database> db)
@@ -63,6 +65,7 @@ class Store {
         queries_(*db_, revisions_),
         http_cache_(*db_),
         outbox_(*db_),
+        deliveries_(*db_),
         derivatives_(*db_, advisories_) {}
 
   std::unique_ptr<Database> db_;
@@ -72,6 +75,7 @@ class Store {
   RevisionQueries queries_;
   HttpCacheStore http_cache_;
   OutboxStore outbox_;
+  DeliveryQueue deliveries_;
   DerivativeStore derivatives_;
 };
 
