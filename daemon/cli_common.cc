@@ -68,8 +68,8 @@ int Fail(std::ostream& err, const std::string& command, const Error& error) {
   // Every value a message quotes is clipped where it is quoted (Clip: about 80 bytes); this is
   // the backstop for one that is not, and what reaches the terminal is escaped.
   constexpr size_t kMaxMessageBytes = 2048;
-  err << "hubwatch " << command << ": " << diff::EscapeForTerminal(Clip(error.message, kMaxMessageBytes))
-      << "\n";
+  err << "hubwatch " << command << ": "
+      << diff::EscapeForTerminal(Clip(error.message, kMaxMessageBytes)) << "\n";
   return error.code == ErrorCode::kInvalidInput ? 2 : 1;
 }
 

@@ -47,7 +47,8 @@ int RunPollOnce(const Args& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (!positional.empty()) {
-    return Fail(err, "poll-once", Error::InvalidInput("unexpected argument " + Clip(positional[0])));
+    return Fail(err, "poll-once",
+                Error::InvalidInput("unexpected argument " + Clip(positional[0])));
   }
   Result<Opened> opened = OpenStoreFromConfig(flags);
   if (!opened.ok()) return Fail(err, "poll-once", opened.error());

@@ -47,7 +47,7 @@ struct ApiContext {
   config::ApiConfig config;
   service::StoreAccess* store = nullptr;
   service::Metrics* metrics = nullptr;
-  api::ServiceControl* control = nullptr;
+  ServiceControl* control = nullptr;
   SubscriptionsHandler* subscriptions = nullptr;
   std::optional<std::string> admin_token;
   std::optional<std::string> hub_webhook_secret;  // unset: no Hub webhook is expected

@@ -79,7 +79,7 @@ struct ApiDeps {
   boost::asio::io_context* io = nullptr;           // REQUIRED
   service::StoreAccess* store = nullptr;           // REQUIRED
   service::Metrics* metrics = nullptr;             // REQUIRED
-  api::ServiceControl* control = nullptr;      // null: /readyz is ready, no callbacks
+  ServiceControl* control = nullptr;               // null: /readyz is ready, no callbacks
   SubscriptionsHandler* subscriptions = nullptr;   // null: subscriptions answer 503
   std::optional<std::string> admin_token;          // unset: admin endpoints answer 403
   std::optional<std::string> hub_webhook_secret;   // unset: /api/v1/hub-webhooks answers 404

@@ -19,7 +19,8 @@ class ServiceControl {
   // The store no longer has it: stop scheduling it (an in-flight poll finishes harmlessly).
   virtual void RepoRemoved(const std::string& id) = 0;
   // A change hint (a Hub webhook) says `id` moved: poll it now, deduplicated.
-  virtual schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) = 0;
+  virtual schedule::Scheduler::HintOutcome Hint(const std::string& id,
+                                                store::PollTrigger trigger) = 0;
   // /readyz: the store is open, the listener bound and the scheduler running.
   virtual bool ready() const = 0;
   // One line: "watching 12 repos; 1 polling; last poll 14s ago; 0 errors" (PollLoop::StatusLine).

@@ -14,6 +14,16 @@ constexpr char kListingSource[] = "hub";
 
 }  // namespace
 
+hub::HubClientOptions HubClientOptionsFor(const config::DaemonConfig& config,
+                                          const hub::HubSettings& settings,
+                                          std::shared_ptr<spdlog::logger> log) {
+  hub::HubClientOptions client;
+  client.settings = settings;
+  client.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
+  client.log = [log](std::string_view line) { log->debug("hub: {}", line); };
+  return client;
+}
+
 schedule::SchedulerOptions SchedulerOptionsFor(const config::DaemonConfig& config, bool has_token) {
   schedule::SchedulerOptions s;
   s.interval_s = config.poll.interval_s;
@@ -111,7 +121,8 @@ void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
 void ApplyDerivatives(std::unique_ptr<schedule::DerivativeWatch>& watch,
                       const config::DaemonConfig& config, const ListingParts& p,
                       store::DerivativeTargets targets, std::function<void()> published) {
-  const schedule::DerivativeWatch::Options options{.interval_s = config.poll.derivatives_interval_s};
+  const schedule::DerivativeWatch::Options options{.interval_s =
+                                                       config.poll.derivatives_interval_s};
   if (!watch) {
     if (std::none_of(config.repos.begin(), config.repos.end(),
                      [](const config::RepoConfig& r) { return r.derivatives.enabled; })) {

@@ -28,6 +28,12 @@ struct ListingParts {
   schedule::PollLoop* loop = nullptr;
 };
 
+// The Hub client's options: the settings the start read, the safetensors header cap, its lines
+// in `log` (debug).
+hub::HubClientOptions HubClientOptionsFor(const config::DaemonConfig& config,
+                                          const hub::HubSettings& settings,
+                                          std::shared_ptr<spdlog::logger> log);
+
 // 80% of the Hub's documented API quota (per 5 minutes): 500 anonymous, 1000 with a token.
 inline int64_t DefaultQuota(bool has_token) { return has_token ? 800 : 400; }
 

@@ -12,6 +12,8 @@
 #include <csignal>
 
 #include "daemon/api/api_server.h"
+#include "daemon/app/config_applier.h"
+#include "daemon/app/loop_control.h"
 #include "daemon/app/poll_wiring.h"
 #include "daemon/app/prepared_config.h"
 #include "daemon/app/reloader.h"
@@ -43,7 +45,7 @@ std::string ListenHost(const std::string& listen) { return listen.substr(0, list
 // The wiring: opens the store, builds the hub client, the poller, the webhooks and the API on
 // one io_context, and runs it; starts and stops them in order. The poll loop, the status
 // reporter and the reloader do the rest.
-class Service::Impl final : public api::ServiceControl, public ReloadTarget {
+class Service::Impl {
  public:
   Impl(ServiceOptions options, const service::Notifier& notifier)
       : options_(std::move(options)),
@@ -83,13 +85,10 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
     has_token_ = !settings.token.empty();
     log_->info("hub {} ({})", settings.endpoint,
                has_token_ ? "token from " + settings.token_source : std::string("anonymous"));
-    hub::HubClientOptions client;
-    client.settings = settings;
-    client.max_safetensors_header_bytes = config.hub.max_safetensors_header_bytes;
-    client.log = [this](std::string_view line) { log_->debug("hub: {}", line); };
-    const std::string hub_url = client.settings.endpoint;
+    const std::string hub_url = settings.endpoint;
     hub_ = std::make_unique<hub::HubStack>(
-        io_, std::move(client), std::make_unique<service::ServiceEtagCache>(*store_, clock_));
+        io_, HubClientOptionsFor(config, settings, log_),
+        std::make_unique<service::ServiceEtagCache>(*store_, clock_));
     // The Hub counters are current at every scrape, not only when a poll ends: a stalled or
     // retrying poll shows its requests and waits at once, and a scrape that sees a revision
     // also sees the requests that fetched it. The API renders on this (the network) thread,
@@ -98,29 +97,43 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
       if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
     });
 
+    applier_ = std::make_unique<ConfigApplier>(ConfigApplier::Parts{
+        .clock = &clock_,
+        .timers = timers_.get(),
+        .log = log_,
+        .metrics = &metrics_,
+        .loop = &loop_,
+        .store = store_.get(),
+        .hub = &hub_->client(),
+        .webhooks = webhooks_.get(),
+        .control = &control_,
+        .has_token = has_token_,
+        .published = [this] { OnPublished(); }});
+
     // The listener first: a start that cannot bind (the port taken) writes nothing. Nothing is
     // served before the loop runs, and /readyz says not ready until the start is done.
     if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());
     // The start writes the configuration as a reload does, and waits for it.
     auto wrote = std::make_shared<ConfigWrite>();
-    if (Status s = Await([&](auto done) { WriteToStore(*started_, wrote, std::move(done)); });
+    if (Status s =
+            Await([&](auto done) { applier_->WriteToStore(*started_, wrote, std::move(done)); });
         !s.ok()) {
       return Fatal(s.error());
     }
-    Apply(*started_, *wrote);
+    applier_->Apply(*started_, *wrote);
 
     reloader_ = std::make_unique<Reloader>(
         [this, config_path]() -> Result<config::DaemonConfig> {
           return options_.reload ? options_.reload() : config::LoadConfig(config_path);
         },
-        *started_, *this, notify_, metrics_, log_);
+        *started_, *applier_, notify_, metrics_, log_);
     status_ = std::make_unique<service::StatusReporter>(*timers_, notify_, metrics_, loop_,
                                                         store_->reads());
     signals_.async_wait([this](auto ec, int sig) { OnSignal(ec, sig); });
-    loop_.Start(hub_->client(), *poller_);
-    StartBackgroundReads(config);
+    loop_.Start(hub_->client(), applier_->poller());
+    applier_->StartBackgroundReads(config);
     status_->Start();
-    ready_ = true;
+    control_.SetReady();
     (void)notify_.Ready();
     log_->info("ready: watching {} repos every {} s; API on {}:{}", loop_.scheduler().size(),
                loop_.scheduler().options().interval_s, ListenHost(config.api.listen),
@@ -138,54 +151,6 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
   }
 
   uint16_t api_port() const { return api_port_.load(); }
-
-  // ServiceControl, for the API (network thread).
-  void RepoAdded(const std::string& id) override {
-    if (stopping_) return;
-    loop_.scheduler().Track(id, 0);
-    UpdateRepoGauge();
-    loop_.Rearm();
-  }
-  void RepoRemoved(const std::string& id) override {
-    loop_.scheduler().Untrack(id);
-    UpdateRepoGauge();
-  }
-  schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
-    if (stopping_) return schedule::Scheduler::HintOutcome::kUntracked;
-    return loop_.Hint(id, trigger);
-  }
-  bool ready() const override { return ready_ && !stopping_; }
-  std::string status_line() const override { return loop_.StatusLine(); }
-
-  // ReloadTarget, for the start and the reloader: the store write on the store thread (`done`
-  // runs on this thread with its status, `wrote` filled when it is ok)...
-  void WriteToStore(const PreparedConfig& config, std::shared_ptr<ConfigWrite> wrote,
-                    std::function<void(Status)> done) override {
-    store_->Write(
-        [&config, wrote, now = clock_.UnixSeconds()](store::Store& w) -> Status {
-          Result<ConfigWrite> r = WriteConfig(w, config, now);
-          if (!r.ok()) return r.error();
-          *wrote = std::move(r).value();
-          return Status::Ok();
-        },
-        std::move(done));
-  }
-  // ...and what follows it, in memory: cannot fail.
-  void Apply(const PreparedConfig& config, const ConfigWrite& wrote) override {
-    ApplyOptions(config.config);
-    schedule::Scheduler& scheduler = loop_.scheduler();
-    for (const std::string& id : wrote.untracked) {
-      scheduler.Untrack(id);
-      log_->info("{}: untracked, the configuration no longer lists it", id);
-    }
-    for (const store::RepoSchedule& r : wrote.repos) {
-      if (!scheduler.tracked(r.id)) scheduler.Track(r.id, scheduler.Batched(r.next_poll_at));
-    }
-    UpdateRepoGauge();
-    webhooks_->Apply(config.config.webhooks, wrote.all_subscriptions, wrote.subscriptions);
-    loop_.Rearm();
-  }
-  bool stopping() const override { return stopping_; }
 
  private:
   // The scheduler's decision, in the store: a write nobody waits for (lost, the repo is due
@@ -224,7 +189,7 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
     deps.io = &io_;
     deps.store = store_.get();
     deps.metrics = &metrics_;
-    deps.control = this;
+    deps.control = &control_;
     deps.subscriptions = webhooks_->handler();
     deps.admin_token = admin;
     deps.hub_webhook_secret = started_->hub_webhook_secret;
@@ -239,41 +204,6 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
     api_port_ = api_->port();
     if (!admin) log_->info("admin endpoints disabled: no admin_token_file in the config");
     return Status::Ok();
-  }
-
-  // The listing hint and the derivatives' watch as `config` says (started, renewed, stopped).
-  void StartBackgroundReads(const config::DaemonConfig& config) {
-    ApplyListing(listing_, config, Parts());
-    ApplyDerivatives(derivatives_, config, Parts(), webhooks_->derivative_targets(),
-                     [this] { OnPublished(); });
-  }
-
-  ListingParts Parts() {
-    return {.clock = timers_.get(),
-            .log = log_,
-            .metrics = &metrics_,
-            .hub = &hub_->client(),
-            .store = store_.get(),
-            .loop = &loop_};
-  }
-
-  void UpdateRepoGauge() {
-    metrics_.gauge("hubwatch_repos", "tracked repositories")
-        .Set(static_cast<double>(loop_.scheduler().size()));
-  }
-
-  // The scheduler's and the poller's options from `config`; running polls keep their own.
-  void ApplyOptions(const config::DaemonConfig& config) {
-    loop_.SetOptions(SchedulerOptionsFor(config, has_token_));
-    if (ready_) StartBackgroundReads(config);  // the start begins them once the loop runs
-    pipeline::PollerOptions p = PollerOptionsFor(config, clock_, *store_, log_);
-    p.outbox_targets = webhooks_->outbox_targets();
-    // Running polls hold a reference to the poller: keep the one object, renew its options.
-    if (poller_) {
-      poller_->SetOptions(std::move(p));
-    } else {
-      poller_ = std::make_unique<pipeline::Poller>(hub_->client(), store_->reads(), std::move(p));
-    }
   }
 
   void OnPublished() {
@@ -294,16 +224,15 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
   // SIGTERM/SIGINT: no new polls; in-flight ones are abandoned (a revision is committed whole or
   // not at all); the store thread drains; the loop ends within kStopDeadline.
   void BeginStop(const std::string& why) {
-    if (stopping_) return;
-    stopping_ = true;
+    if (control_.stopping()) return;
+    control_.SetStopping();
     (void)notify_.Stopping();
     log_->info("{}: stopping ({} poll(s) in flight are abandoned; nothing half-written)", why,
                loop_.scheduler().in_flight());
     signals_.cancel();
     if (status_) status_->Stop();
     if (api_) api_->Stop();
-    if (listing_) listing_->Stop();
-    if (derivatives_) derivatives_->Stop();
+    if (applier_) applier_->StopBackgroundReads();
     webhooks_->Stop();
     hub_->client().Shutdown();
     deadline_.expires_after(kStopDeadline);
@@ -337,17 +266,14 @@ class Service::Impl final : public api::ServiceControl, public ReloadTarget {
   schedule::PollLoop loop_;
   std::unique_ptr<service::ThreadedStoreAccess> store_;
   std::unique_ptr<hub::HubStack> hub_;
-  std::unique_ptr<pipeline::Poller> poller_;
-  std::unique_ptr<schedule::ListingHints> listing_;
-  std::unique_ptr<schedule::DerivativeWatch> derivatives_;
+  std::unique_ptr<ConfigApplier> applier_;  // the poller, the listing, the derivatives' watch
   std::unique_ptr<subscriptions::Webhooks> webhooks_;
   std::unique_ptr<api::ApiServer> api_;
   std::unique_ptr<Reloader> reloader_;
   std::unique_ptr<service::StatusReporter> status_;
   std::atomic<uint16_t> api_port_{0};
-  bool ready_ = false;
+  LoopControl control_{loop_, metrics_};  // the API's hold on the service
   bool has_token_ = false;
-  bool stopping_ = false;
 };
 
 Service::Service(ServiceOptions options, const service::Notifier& notifier)

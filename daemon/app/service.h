@@ -11,7 +11,8 @@
 //                    the poller offloads there
 // The Service owns everything; components get references and must not outlive it. It wires
 // them (this file); schedule::PollLoop ticks, service::StatusReporter pings the watchdog and
-// reports the status, Reloader answers SIGHUP.
+// reports the status, Reloader answers SIGHUP and ConfigApplier applies a configuration (the
+// start's and each reload's), LoopControl is the API's hold on the loop.
 //
 // Lifecycle: READY=1 once the store is open, the listener bound and the first schedule armed;
 // SIGTERM/SIGINT send STOPPING=1, stop scheduling, abandon in-flight Hub calls (a revision is

@@ -14,8 +14,6 @@ namespace {
 
 // The longest the timer sleeps: the watchdog's measure of a live loop.
 constexpr int64_t kMaxSleepS = 60;
-// At most one line a minute about webhooks merged, deferred or dropped.
-constexpr int64_t kWebhookLogIntervalS = 60;
 
 }  // namespace
 
@@ -108,9 +106,7 @@ Scheduler::HintOutcome PollLoop::Hint(const std::string& repo, store::PollTrigge
   if (outcome == Outcome::kUntracked) return outcome;
   if (trigger == store::PollTrigger::kListing) unlisted_.erase(repo);
   if (trigger == store::PollTrigger::kWebhook && outcome != Outcome::kQueued) {
-    webhooks_untold_.merged += outcome == Outcome::kAlreadyQueued;
-    webhooks_untold_.deferred += outcome == Outcome::kDeferred;
-    webhooks_untold_.dropped += outcome == Outcome::kDropped;
+    webhooks_.Count(outcome);
     MaybeLogWebhooks(now);
   }
   if (outcome == Outcome::kQueued || outcome == Outcome::kDeferred) {
@@ -203,28 +199,13 @@ void PollLoop::ObserveHubBudget() {
     const auto left = *api.paused_until - clock_.Now();
     paused_until = clock_.UnixSeconds() + std::chrono::ceil<std::chrono::seconds>(left).count();
   }
-  scheduler_.ObserveHub(paused_until, api.quota, api.window_seconds);
+  scheduler_.requests().ObserveHub(paused_until, api.quota, api.window_seconds);
 }
 
 void PollLoop::MaybeLogWebhooks(int64_t now) {
-  const WebhookTally t = webhooks_untold_;
-  if (t.merged + t.deferred + t.dropped == 0) return;
-  if (webhooks_told_at_ && now < *webhooks_told_at_ + kWebhookLogIntervalS) return;
-  const SchedulerOptions& o = scheduler_.options();
-  const std::string dropped =
-      t.dropped == 0 ? std::string()
-                     : fmt::format(
-                           " (the webhooks' share of the budget, {} of {} requests per {} "
-                           "s, was spent; the listing and the reconcile still find what "
-                           "they announced)",
-                           scheduler_.webhook_budget(), scheduler_.budget(), o.window_s);
-  log_->log(t.dropped > 0 ? spdlog::level::warn : spdlog::level::info,
-            "hub webhooks: {} merged into a poll already queued, {} deferred (a repo is polled "
-            "for webhooks at most once per {} s), {} dropped{}{}",
-            t.merged, t.deferred, o.webhook_gap_s, t.dropped, dropped,
-            webhooks_told_at_ ? fmt::format(" in the last {} s", now - *webhooks_told_at_) : "");
-  webhooks_untold_ = {};
-  webhooks_told_at_ = now;
+  if (std::optional<WebhookDigest::Line> line = webhooks_.Take(now, scheduler_)) {
+    log_->log(line->warn ? spdlog::level::warn : spdlog::level::info, "{}", line->text);
+  }
 }
 
 void PollLoop::MaybeDrained() {

@@ -14,7 +14,7 @@
 // hubwatch_hint_misses_total.
 //
 // Hub webhooks the scheduler merged, deferred or dropped (its webhook share and gap) are logged
-// in one line at most once a minute ("hub webhooks: ..."), with the counts since the last one;
+// in one line at most once a minute ("hub webhooks: ...", webhook_digest.h);
 // the API counts them per request (hubwatch_hub_webhooks_total{outcome}).
 //
 // Time and the timer are `clock`'s (production: the Asio clock on the io_context; tests: a
@@ -35,6 +35,7 @@
 
 #include "daemon/schedule/poll_metrics.h"
 #include "daemon/schedule/scheduler.h"
+#include "daemon/schedule/webhook_digest.h"
 #include "daemon/service/loop_health.h"
 #include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
@@ -115,12 +116,7 @@ class PollLoop final : public service::LoopHealth {
   // Repos whose next poll is a settle wake, not a reconcile.
   std::set<std::string> settle_wakes_;
   bool stopping_ = false;
-  // Webhook hints not polled at once since the last line that said so, and when it was written.
-  struct WebhookTally {
-    int64_t merged = 0, deferred = 0, dropped = 0;
-  };
-  WebhookTally webhooks_untold_;
-  std::optional<int64_t> webhooks_told_at_;
+  WebhookDigest webhooks_;  // webhook hints not polled at once, told once a minute
 };
 
 }  // namespace hubwatch::schedule

@@ -113,8 +113,6 @@ std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo
   return trigger;
 }
 
-void Scheduler::Spend(int64_t requests, int64_t now) { budget_.Spend(requests, now); }
-
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
   if (waiting_.empty()) return std::nullopt;
   const int64_t wake = waiting_.begin()->first;

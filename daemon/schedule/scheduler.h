@@ -109,24 +109,16 @@ class Scheduler {
   // schedule's own.
   std::optional<store::PollTrigger> TakeTrigger(const std::string& repo);
   // Requests made outside polls, counted against the current window.
-  void Spend(int64_t requests, int64_t now);
+  void Spend(int64_t requests, int64_t now) { budget_.Spend(requests, now); }
 
   // The next time something may start: a due time, or the window's end when the budget is
   // spent; nullopt when nothing is tracked.
   std::optional<int64_t> NextWake(int64_t now) const;
 
-  // The Hub's last word on the api bucket: `paused_until` (Unix seconds) while its quota is spent;
-  // `quota` requests per `window_s` seconds when it announced a policy.
-  void ObserveHub(std::optional<int64_t> paused_until, std::optional<int64_t> quota,
-                  std::optional<int64_t> window_s) {
-    budget_.ObserveHub(paused_until, quota, window_s);
-  }
-  // The budget per window in force: the configured quota, or less after ObserveHub.
-  int64_t budget() const { return budget_.budget(); }
-  int64_t used_in_window(int64_t now) const { return budget_.used(now); }
-  // What the polls webhooks started may spend per window, and have spent in this one.
-  int64_t webhook_budget() const { return budget_.webhook_budget(); }
-  int64_t webhook_used_in_window(int64_t now) const { return budget_.webhook_used(now); }
+  // The request budget the polls spend (and, through Spend, everything else): the Hub's limits
+  // are observed there (RequestBudget::ObserveHub).
+  RequestBudget& requests() { return budget_; }
+  const RequestBudget& requests() const { return budget_; }
   std::optional<int64_t> next_poll_at(const std::string& repo) const;
 
   // The repo's offset into each interval, in [0, interval_s).

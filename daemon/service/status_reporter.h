@@ -22,8 +22,8 @@ namespace hubwatch::service {
 
 class StatusReporter {
  public:
-  StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics, const LoopHealth& loop,
-                 store::Store& reads);
+  StatusReporter(TimerClock& clock, const Notifier& notify, Metrics& metrics,
+                 const LoopHealth& loop, store::Store& reads);
   ~StatusReporter();
   StatusReporter(const StatusReporter&) = delete;
   StatusReporter& operator=(const StatusReporter&) = delete;

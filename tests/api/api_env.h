@@ -44,7 +44,8 @@ class RecordingControl : public api::ServiceControl {
     std::lock_guard lock(mu_);
     removed_.push_back(id);
   }
-  schedule::Scheduler::HintOutcome Hint(const std::string& id, store::PollTrigger trigger) override {
+  schedule::Scheduler::HintOutcome Hint(const std::string& id,
+                                        store::PollTrigger trigger) override {
     std::lock_guard lock(mu_);
     hints_.emplace_back(id, trigger);
     if (id.starts_with("untracked/")) return schedule::Scheduler::HintOutcome::kUntracked;

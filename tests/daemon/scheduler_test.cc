@@ -47,7 +47,7 @@ TEST(Scheduler, ASpentBudgetWaitsForTheNextWindow) {
   ASSERT_EQ(s.TakeDue(600).size(), 2u);
   s.Finished("a/1", PollEnd{}, 3, 601);
   s.Finished("a/2", PollEnd{}, 3, 601);  // 6 requests: over the window's 5
-  EXPECT_EQ(s.used_in_window(601), 6);
+  EXPECT_EQ(s.requests().used(601), 6);
   EXPECT_TRUE(s.TakeDue(800).empty());  // both due again (an interval on), but the budget is spent
   EXPECT_EQ(*s.NextWake(800), 900);     // the next window
   EXPECT_EQ(s.TakeDue(900).size(), 2u);
@@ -56,7 +56,7 @@ TEST(Scheduler, ASpentBudgetWaitsForTheNextWindow) {
 TEST(Scheduler, NothingStartsWhileTheHubPausesTheBucket) {
   Scheduler s({.interval_s = 60, .max_concurrent = 10, .quota = 100, .window_s = 300});
   s.Track("a/1", 0);
-  s.ObserveHub(/*paused_until=*/1030, std::nullopt, std::nullopt);
+  s.requests().ObserveHub(/*paused_until=*/1030, std::nullopt, std::nullopt);
   EXPECT_TRUE(s.TakeDue(1000).empty());
   EXPECT_EQ(*s.NextWake(1000), 1030);
   EXPECT_EQ(s.TakeDue(1030), std::vector<std::string>{"a/1"});
@@ -64,14 +64,16 @@ TEST(Scheduler, NothingStartsWhileTheHubPausesTheBucket) {
 
 TEST(Scheduler, AHubQuotaBelowTheConfiguredOneLowersTheBudget) {
   Scheduler s({.interval_s = 60, .max_concurrent = 10, .quota = 800, .window_s = 300});
-  EXPECT_EQ(s.budget(), 800);
-  s.ObserveHub(std::nullopt, /*quota=*/500, /*window_s=*/300);  // the anonymous api quota
-  EXPECT_EQ(s.budget(), 400);
-  s.ObserveHub(std::nullopt, /*quota=*/100, /*window_s=*/60);  // 100/min = 500 per 5 min
-  EXPECT_EQ(s.budget(), 400);
-  s.ObserveHub(std::nullopt, /*quota=*/10000, /*window_s=*/300);  // never above the configured
-  EXPECT_EQ(s.budget(), 800);
-  s.ObserveHub(std::nullopt, /*quota=*/5, /*window_s=*/300);
+  EXPECT_EQ(s.requests().budget(), 800);
+  s.requests().ObserveHub(std::nullopt, /*quota=*/500,
+                          /*window_s=*/300);  // the anonymous api quota
+  EXPECT_EQ(s.requests().budget(), 400);
+  s.requests().ObserveHub(std::nullopt, /*quota=*/100, /*window_s=*/60);  // 100/min = 500 per 5 min
+  EXPECT_EQ(s.requests().budget(), 400);
+  s.requests().ObserveHub(std::nullopt, /*quota=*/10000,
+                          /*window_s=*/300);  // never above the configured
+  EXPECT_EQ(s.requests().budget(), 800);
+  s.requests().ObserveHub(std::nullopt, /*quota=*/5, /*window_s=*/300);
   s.Track("a/1", 0);
   s.Track("a/2", 0);
   ASSERT_EQ(s.TakeDue(600).size(), 2u);

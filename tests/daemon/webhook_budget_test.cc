@@ -75,7 +75,7 @@ TEST(WebhookBudget, ManyWebhooksForOneRepoPollItOncePerGap) {
   // The webhooks after the last poll began are not lost: their poll is due when the gap ends.
   EXPECT_EQ(s.next_poll_at("org/hot"), starts.back() + 60);
   // The second window reserved one request for each poll deferred in it: +301, ..., +541.
-  EXPECT_EQ(s.webhook_used_in_window(kWindowStart + 599), 5);
+  EXPECT_EQ(s.requests().webhook_used(kWindowStart + 599), 5);
 }
 
 TEST(WebhookBudget, AWebhookDuringItsPollIsDeferredToTheGapsEndNotLost) {
@@ -117,7 +117,7 @@ TEST(WebhookBudget, AWebhookDuringItsPollIsDeferredToTheGapsEndNotLost) {
 // the schedule has due 10 s later are all polled in the same window.
 TEST(WebhookBudget, ManyWebhooksOverManyReposSpendOnlyTheirShare) {
   Scheduler s(HintsOn(800));
-  EXPECT_EQ(s.webhook_budget(), 200);
+  EXPECT_EQ(s.requests().webhook_budget(), 200);
   for (int i = 0; i < 2000; ++i) s.Track("hook/model-" + std::to_string(i), kFar);
   for (int i = 0; i < 500; ++i) s.Track("sched/model-" + std::to_string(i), kWindowStart + 10);
   std::map<Outcome, int> outcomes;
@@ -132,8 +132,8 @@ TEST(WebhookBudget, ManyWebhooksOverManyReposSpendOnlyTheirShare) {
   }
   EXPECT_EQ(polls[Trigger::kWebhook], 200);
   EXPECT_EQ(polls[Trigger::kReconcile], 500) << "the schedule's polls get the rest of the window";
-  EXPECT_EQ(s.used_in_window(kWindowStart + 299), 700);
-  EXPECT_EQ(s.webhook_used_in_window(kWindowStart + 299), 200);
+  EXPECT_EQ(s.requests().used(kWindowStart + 299), 700);
+  EXPECT_EQ(s.requests().webhook_used(kWindowStart + 299), 200);
   // The next window has a share again.
   EXPECT_EQ(s.Hint("hook/model-1999", Trigger::kWebhook, kWindowStart + 300), Outcome::kQueued);
 }
@@ -144,7 +144,7 @@ TEST(WebhookBudget, APollThatFindsAChangeCountsAllItsRequestsAgainstTheShare) {
   ASSERT_EQ(s.Hint("hook/model-0", Trigger::kWebhook, kWindowStart), Outcome::kQueued);
   ASSERT_EQ(s.Hint("hook/model-1", Trigger::kWebhook, kWindowStart), Outcome::kQueued);
   RunDue(s, kWindowStart, /*requests=*/4);  // each found a revision: refs, tree, files
-  EXPECT_EQ(s.webhook_used_in_window(kWindowStart), 8);
+  EXPECT_EQ(s.requests().webhook_used(kWindowStart), 8);
   EXPECT_EQ(s.Hint("hook/model-2", Trigger::kWebhook, kWindowStart), Outcome::kQueued);
   EXPECT_EQ(s.Hint("hook/model-3", Trigger::kWebhook, kWindowStart), Outcome::kQueued);
   EXPECT_EQ(s.Hint("hook/model-4", Trigger::kWebhook, kWindowStart), Outcome::kDropped);
@@ -152,12 +152,12 @@ TEST(WebhookBudget, APollThatFindsAChangeCountsAllItsRequestsAgainstTheShare) {
 
 TEST(WebhookBudget, TheShareFollowsTheBudgetAndTheConfiguredPercent) {
   Scheduler s(HintsOn(800));
-  s.ObserveHub(std::nullopt, /*quota=*/500, /*window_s=*/300);  // budget 400
-  EXPECT_EQ(s.webhook_budget(), 100);
+  s.requests().ObserveHub(std::nullopt, /*quota=*/500, /*window_s=*/300);  // budget 400
+  EXPECT_EQ(s.requests().webhook_budget(), 100);
   SchedulerOptions none = HintsOn(800);
   none.webhook_percent = 0;
   s.SetOptions(none);
-  EXPECT_EQ(s.webhook_budget(), 0);
+  EXPECT_EQ(s.requests().webhook_budget(), 0);
   s.Track("org/one", kFar);
   EXPECT_EQ(s.Hint("org/one", Trigger::kWebhook, kWindowStart), Outcome::kDropped);
   EXPECT_EQ(s.Hint("org/one", Trigger::kListing, kWindowStart), Outcome::kQueued);
@@ -168,7 +168,8 @@ TEST(WebhookBudget, TheShareIsTheConfigsPollWebhookBudgetPercent) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->poll.webhook_budget_percent, 25);
   EXPECT_EQ(app::SchedulerOptionsFor(*d, true).webhook_percent, 25);
-  Result<config::DaemonConfig> none = config::ParseConfig(R"({"poll": {"webhook_budget_percent": 0}})", "");
+  Result<config::DaemonConfig> none =
+      config::ParseConfig(R"({"poll": {"webhook_budget_percent": 0}})", "");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(app::SchedulerOptionsFor(*none, true).webhook_percent, 0);
   for (const char* bad : {R"({"poll": {"webhook_budget_percent": 101}})",

@@ -48,15 +48,10 @@ class FaultMatrixTest : public ServiceTest {
     return port_;
   }
 
-  // Polls `done` every 25 ms until it holds or `seconds` pass.
+  // Checks `done` until it holds or `seconds` pass (tests/daemon/wait_until.h).
   static bool Eventually(const std::function<bool()>& done, double seconds = 8) {
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-    return true;
+    return hubwatch::testing::WaitUntil(
+        done, std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
   }
 
   bool Healthy() const { return Request(port_, "GET", "/healthz").status == 200; }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
-#include <regex>
 #include <set>
 
 #include "estimator/base/text.h"
 #include "tracker/hub/repo_id.h"
+#include "tracker/pipeline/derivative_read.h"
 
 namespace hubwatch::pipeline {
 namespace {
@@ -44,15 +44,6 @@ bool IsCommitSha(const std::string& sha) {
          });
 }
 
-bool IsSidecar(const std::string& path) {
-  const std::string name = path.substr(path.rfind('/') + 1);
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.starts_with("mmproj") || lower.starts_with("mtp-") ||
-         lower.find("imatrix") != std::string::npos;
-}
-
 std::vector<std::string> FileNames(const std::vector<hub::Sibling>& siblings) {
   std::vector<std::string> files;
   for (const hub::Sibling& sibling : siblings) files.push_back(sibling.rfilename);
@@ -61,6 +52,12 @@ std::vector<std::string> FileNames(const std::vector<hub::Sibling>& siblings) {
 
 // One round: the listings one relation after another, the ranking, then the follow-ups and the
 // reads, `concurrency` requests at a time.
+// A derivative at a new head, waiting for its read: what it is, and its files (the siblings).
+struct QueuedRead {
+  DerivativeRead read;
+  std::vector<std::string> files;
+};
+
 class Round : public std::enable_shared_from_this<Round> {
  public:
   Round(hub::HubClient& hub, DerivativeRoundInput input, std::function<void(DerivativeRound)> done)
@@ -256,7 +253,7 @@ class Round : public std::enable_shared_from_this<Round> {
         follows_.pop_front();
         Follow(id);
       } else if (next_ < queue_.size()) {
-        StartRead(std::make_shared<Job>(std::move(queue_[next_++])));
+        StartRead(std::move(queue_[next_++]));
       } else {
         break;
       }
@@ -270,65 +267,14 @@ class Round : public std::enable_shared_from_this<Round> {
     Pump();
   }
 
-  struct Job {
-    DerivativeRead read;
-    std::vector<std::string> files;
-  };
-
-  void StartRead(std::shared_ptr<Job> job) {
+  // Reads one queued derivative at its new head (derivative_read.h).
+  void StartRead(QueuedRead job) {
     ++in_flight_;
-    std::vector<std::string> facet_files;
-    for (const std::string& path : derivatives::FacetFiles()) {
-      if (std::find(job->files.begin(), job->files.end(), path) != job->files.end()) {
-        facet_files.push_back(path);
-      }
-    }
-    if (!facet_files.empty()) {
-      job->read.source = "files";
-      return ReadFiles(job, std::move(facet_files), {});
-    }
-    const std::string gguf = GgufFileToRead(job->files);
-    if (!gguf.empty()) {
-      job->read.source = "gguf:" + gguf;
-      auto self = shared_from_this();
-      return hub_.ReadGgufMetadata(
-          job->read.id, job->read.head, gguf,
-          [self, job](hub::HubResult<hub::GgufMetadataInfo> info, const hub::CallStats& stats) {
-            self->round_.requests += stats.requests;
-            if (info.ok()) {
-              job->read.facets = derivatives::FacetsOfGguf(info->metadata);
-            } else {
-              job->read.error = info.error().ToString();
-            }
-            self->ReadDone(std::move(job->read));
-          });
-    }
-    job->read.source = "none";
-    job->read.facets = FacetSet{};
-    ReadDone(std::move(job->read));
-  }
-
-  void ReadFiles(std::shared_ptr<Job> job, std::vector<std::string> paths,
-                 std::map<std::string, std::string> contents) {
-    if (contents.size() == paths.size()) {
-      job->read.facets = derivatives::FacetsOfFiles(contents);
-      return ReadDone(std::move(job->read));
-    }
-    const std::string path = paths[contents.size()];
-    auto self = shared_from_this();
-    hub_.ResolveGet(
-        job->read.id, job->read.head, path,
-        [self, job, paths = std::move(paths), contents = std::move(contents), path](
-            hub::HubResult<hub::FileContent> file, const hub::CallStats& stats) mutable {
-          self->round_.requests += stats.requests;
-          if (!file.ok()) {
-            job->read.error = path + ": " + file.error().ToString();
-            return self->ReadDone(std::move(job->read));
-          }
-          contents[path] = std::move(file->body);
-          self->ReadFiles(job, std::move(paths), std::move(contents));
-        },
-        /*use_etag_cache=*/false);
+    ReadDerivativeAt(hub_, std::move(job.read), std::move(job.files),
+                     [self = shared_from_this()](DerivativeRead read, int requests) {
+                       self->round_.requests += requests;
+                       self->ReadDone(std::move(read));
+                     });
   }
 
   void ReadDone(DerivativeRead read) {
@@ -352,7 +298,7 @@ class Round : public std::enable_shared_from_this<Round> {
   std::function<void(DerivativeRound)> done_;
   std::map<std::string, Listed> listed_;
   std::deque<std::string> follows_;
-  std::vector<Job> queue_;
+  std::vector<QueuedRead> queue_;
   size_t next_ = 0;
   int in_flight_ = 0;
   bool pumping_ = false;
@@ -365,19 +311,6 @@ class Round : public std::enable_shared_from_this<Round> {
 void CheckDerivatives(hub::HubClient& hub, DerivativeRoundInput input,
                       std::function<void(DerivativeRound)> done) {
   std::make_shared<Round>(hub, std::move(input), std::move(done))->Start();
-}
-
-std::string GgufFileToRead(const std::vector<std::string>& files) {
-  static const std::regex kLaterShard(R"(-(\d{5})-of-(\d{5})\.gguf$)");
-  std::vector<std::string> candidates;
-  for (const std::string& path : files) {
-    if (!path.ends_with(".gguf") || IsSidecar(path)) continue;
-    std::smatch shard;
-    if (std::regex_search(path, shard, kLaterShard) && shard[1] != "00001") continue;
-    candidates.push_back(path);
-  }
-  if (candidates.empty()) return "";
-  return *std::min_element(candidates.begin(), candidates.end());
 }
 
 std::vector<derivatives::AdvisoryLag> LagsOf(const std::vector<derivatives::FixFacets>& fixes,

@@ -15,12 +15,8 @@
 //      others keep their statuses, unchecked once upstream fixes something newer). 404: evicted
 //      (not found); no longer tagged as a derivative of upstream: evicted (untagged).
 //   4. A derivative seen at the head its last check read costs nothing more: the sha is the
-//      validator. One at a new head is read at that commit:
-//        - its facet files (derivatives/facets.h) that the siblings name, each one
-//          GET resolve/{sha}/{path} (not kept in the ETag cache: a commit's file never changes);
-//        - else, when it ships GGUF files, the metadata of one (by name, the first shard only,
-//          no mmproj/mtp/imatrix sidecars): range reads of its start, never the tensors;
-//        - else nothing (an adapter): every fix is not applicable.
+//      validator. One at a new head is read at that commit (derivative_read.h: its facet files,
+//      else a GGUF's metadata, else nothing).
 //      `concurrency` requests (follow-ups, then reads) at once, so a round never takes over the
 //      client.
 //
@@ -38,6 +34,7 @@
 #include "tracker/derivatives/lag.h"
 #include "tracker/derivatives/rank.h"
 #include "tracker/hub/client.h"
+#include "tracker/pipeline/derivative_read.h"
 #include "tracker/store/store.h"
 
 namespace hubwatch::pipeline {
@@ -61,18 +58,6 @@ struct DerivativeRoundInput {
   std::map<std::string, KnownDerivative> known;
   size_t follow_budget = 50;  // own requests a round may send for those
   int concurrency = 2;
-};
-
-// One derivative read at a new head.
-struct DerivativeRead {
-  std::string id;
-  derivatives::Relation relation = derivatives::Relation::kFinetune;
-  std::string head;
-  std::string last_modified;
-  std::optional<derivatives::FacetSet> facets;  // nullopt: not read, `error` says why
-  std::string error;
-  std::string source;                           // "files", "gguf:<path>" or "none"
-  std::optional<derivatives::Signals> signals;  // as seen now; nullopt: a follow-up failed
 };
 
 struct DerivativeRound {
@@ -103,8 +88,5 @@ Result<std::vector<derivatives::FixFacets>> LoadFixFacets(store::Store& store,
 // One lag per fix.
 std::vector<derivatives::AdvisoryLag> LagsOf(const std::vector<derivatives::FixFacets>& fixes,
                                              const derivatives::FacetSet& facets);
-
-// The GGUF file a check reads of `files` (sibling names): "" when none.
-std::string GgufFileToRead(const std::vector<std::string>& files);
 
 }  // namespace hubwatch::pipeline

@@ -59,6 +59,13 @@ bool SameState(const store::RepoRecord& a, const store::RepoRecord& b) {
          a.consecutive_errors == b.consecutive_errors;
 }
 
+bool OnlyPollTimesChanged(store::Store& reads, const PollReport& report,
+                          const store::RepoRecord& record, const store::RepoRecord& stored) {
+  if (!report.ok || report.head_moved || !SameState(record, stored)) return false;
+  Result<bool> held = reads.advisories().HasHeldAdvisories(report.repo);
+  return held.ok() && !*held;
+}
+
 Persisted PersistPoll(store::Store& writer, const std::string& repo, int64_t now,
                       store::RepoRecord& record) {
   Persisted out;

@@ -40,6 +40,12 @@ void RecordFailed(store::RepoRecord& record, store::RepoState state, const std::
 // Whether the two records hold the same state: state, detail, rename and error count.
 bool SameState(const store::RepoRecord& a, const store::RepoRecord& b);
 
+// Whether the poll `report` tells of changed nothing but the repo's poll times: it ended well,
+// the head had not moved, the state is as stored (`record` against `stored`, read at the start),
+// and the repo holds no advisories (PublishSettled would have nothing to do, now or later).
+bool OnlyPollTimesChanged(store::Store& reads, const PollReport& report,
+                          const store::RepoRecord& record, const store::RepoRecord& stored);
+
 struct Persisted {
   Status status;                      // of publishing and recording
   int released = 0;                   // held advisories published

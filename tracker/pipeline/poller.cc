@@ -8,20 +8,11 @@
 #include "tracker/pipeline/hub_info.h"
 #include "tracker/pipeline/poll_outcome.h"
 #include "tracker/pipeline/revision_commit.h"
+#include "tracker/pipeline/revision_fetch.h"
 #include "tracker/pipeline/snapshot_loader.h"
 
 namespace hubwatch::pipeline {
 namespace {
-
-void AddStats(hub::CallStats& total, const hub::CallStats& s) {
-  total.requests += s.requests;
-  total.retries += s.retries;
-  total.redirects += s.redirects;
-  total.not_modified += s.not_modified;
-  total.bytes_sent += s.bytes_sent;
-  total.bytes_received += s.bytes_received;
-  total.waited += s.waited;
-}
 
 // The commit `ref` points to in `refs`; empty when there is no such branch or tag.
 std::string HeadOf(const hub::RepoRefs& refs, const std::string& ref) {
@@ -82,6 +73,34 @@ Result<std::deque<hub::CommitInfo>> NewCommits(store::Store& store, const std::s
     if (!*known) fresh.push_back(*it);
   }
   return fresh;
+}
+
+// What a ref's commit list brings: the commits to ingest, oldest first; the rewrite when the list
+// no longer reaches the ref's stored head (`cursor`); the snapshot of that head, the base of the
+// first diff (none for a ref never read).
+struct NewHistory {
+  std::deque<hub::CommitInfo> commits;
+  std::optional<Rewrite> rewrite;
+  std::optional<Snapshot> base;
+};
+
+Result<NewHistory> ReadNewHistory(store::Store& store, const std::string& repo,
+                                  const std::string& cursor, const hub::CommitList& list) {
+  NewHistory out;
+  std::set<std::string> in_history;
+  Result<std::deque<hub::CommitInfo>> fresh = NewCommits(store, repo, list, in_history);
+  if (!fresh.ok()) return fresh.error();
+  out.commits = std::move(fresh).value();
+  if (cursor.empty()) return out;
+  if (!list.reached_stop_commit) {
+    Result<Rewrite> r = RewriteOf(store, repo, cursor, list.commits.size(), in_history);
+    if (!r.ok()) return r.error();
+    out.rewrite = std::move(r).value();
+  }
+  Result<Snapshot> base = LoadSnapshot(store, repo, cursor);
+  if (!base.ok()) return base.error();
+  out.base = std::move(base).value();
+  return out;
 }
 
 }  // namespace
@@ -163,23 +182,12 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void OnCommits(hub::CommitList list) {
-    std::set<std::string> in_history;
-    Result<std::deque<hub::CommitInfo>> fresh = NewCommits(p_.store_, repo_, list, in_history);
-    if (!fresh.ok()) return FailLocal(fresh.error().message);
-    queue_ = std::move(fresh).value();
-    rewrite_.reset();
-    if (!cursor_.empty() && !list.reached_stop_commit) {
-      report_.history_rewritten = true;
-      Result<Rewrite> r = RewriteOf(p_.store_, repo_, cursor_, list.commits.size(), in_history);
-      if (!r.ok()) return FailLocal(r.error().message);
-      rewrite_ = std::move(r).value();
-    }
-    base_.reset();
-    if (!cursor_.empty()) {
-      Result<Snapshot> base = LoadSnapshot(p_.store_, repo_, cursor_);
-      if (!base.ok()) return FailLocal(base.error().message);
-      base_ = std::move(base).value();
-    }
+    Result<NewHistory> history = ReadNewHistory(p_.store_, repo_, cursor_, list);
+    if (!history.ok()) return FailLocal(history.error().message);
+    report_.history_rewritten |= history->rewrite.has_value();
+    queue_ = std::move(history->commits);
+    rewrite_ = std::move(history->rewrite);
+    base_ = std::move(history->base);
     IngestNext();
   }
 
@@ -193,47 +201,15 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   }
 
   void OnTree(const std::vector<hub::TreeEntry>& tree) {
-    current_ = Snapshot{};
-    current_.sha = queue_.front().id;
-    current_.manifest = ManifestFromTree(tree);
-    fresh_ = NewContent{};
-    // Reuse what the previous revision or the store already has; fetch the rest.
-    StoredContent stored;
-    stored.blob = [this](const std::string& oid) { return p_.store_.revisions().GetBlob(oid); };
-    stored.header = [this](const std::string& id) { return p_.store_.revisions().GetHeader(id); };
-    Result<FetchPlan> plan = PlanFetches(Base(), current_, stored);
-    if (!plan.ok()) return FailLocal(plan.error().message);
-    pending_ = plan->blobs.size() + plan->headers.size();
-    if (pending_ == 0) return Build();
-    auto self = shared_from_this();
-    const std::string sha = current_.sha;
-    for (const BlobFetch& f : plan->blobs) {
-      p_.hub_.ResolveGet(repo_, sha, f.path,
-                         [self, f](hub::HubResult<hub::FileContent> r, const hub::CallStats& s) {
-                           self->OnFetched(s, r, [&] {
-                             RecordBlob(f, std::move(r), self->current_, self->fresh_);
-                           });
-                         });
-    }
-    for (const HeaderFetch& f : plan->headers) {
-      p_.hub_.ReadSafetensorsHeader(
-          repo_, sha, f.path,
-          [self, f](hub::HubResult<hub::SafetensorsHeaderInfo> r, const hub::CallStats& s) {
-            self->OnFetched(s, r,
-                            [&] { RecordHeader(f, std::move(r), self->current_, self->fresh_); });
-          });
-    }
-  }
-
-  // One fetch done: a Hub error about the repo ends the poll; otherwise `record` keeps what it
-  // brought, and the last one builds the revision.
-  template <class T>
-  void OnFetched(const hub::CallStats& s, const hub::HubResult<T>& r,
-                 const std::function<void()>& record) {
-    AddStats(report_.stats, s);
-    if (!r.ok() && !IsContentProblem(r.error().kind)) return FailHub(r.error());
-    record();
-    if (--pending_ == 0 && !failed_) Build();
+    FetchRevision(p_.hub_, p_.store_, repo_, queue_.front().id, tree, Base(),
+                  [self = shared_from_this()](FetchedRevision fetched) {
+                    AddStats(self->report_.stats, fetched.stats);
+                    if (fetched.hub_error) return self->FailHub(*fetched.hub_error);
+                    if (!fetched.local_error.empty()) return self->FailLocal(fetched.local_error);
+                    self->current_ = std::move(fetched.snapshot);
+                    self->fresh_ = std::move(fetched.fresh);
+                    self->Build();
+                  });
   }
 
   // Diffs, estimate and commit run off the loop thread when the options say so; this poll's
@@ -295,9 +271,9 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   // Records the repo's polling state, off the loop thread when the options say so, then ends.
   // Publishes what has settled first: a poll that failed still publishes a settled burst, and a
-  // burst still settling brings the next poll forward to its settle time.
+  // burst still settling is reported with its settle time (the scheduler polls again then).
   void Persist() {
-    if (o_->write_soon && OnlyPollTimesChanged()) {
+    if (o_->write_soon && OnlyPollTimesChanged(p_.store_, report_, record_, stored_)) {
       o_->write_soon(
           [w = &Writer(), record = record_] { return w->repos().UpdateRepoPoll(record); });
       return Done();
@@ -313,15 +289,6 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
       self->Done();
     };
     OffloadOrRun(*o_, std::move(work), std::move(then));
-  }
-
-  // Whether this poll changed nothing but the repo's poll times: it ended well, the head had
-  // not moved, the state is as stored, and the repo holds no advisories (PublishSettled would
-  // have nothing to do, now or later).
-  bool OnlyPollTimesChanged() {
-    if (!report_.ok || report_.head_moved || !SameState(record_, stored_)) return false;
-    Result<bool> held = p_.store_.advisories().HasHeldAdvisories(repo_);
-    return held.ok() && !*held;
   }
 
   void FailHub(const hub::HubError& e) {
@@ -380,7 +347,6 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
   std::optional<Snapshot> base_;  // the revision before current_; none before the first
   Snapshot current_;
   NewContent fresh_;  // what the current revision's fetches brought
-  size_t pending_ = 0;
   bool failed_ = false;
 };
 
