@@ -31,16 +31,25 @@ std::optional<derivatives::Signals> SeenOf(const DerivativeRound& round, const s
   return it == round.seen.end() ? std::nullopt : std::optional(it->second);
 }
 
+// A check of derivative `id` of `upstream` at `head`, made `now`: what it is, where it was.
+DerivativeCheck CheckAt(const std::string& upstream, const std::string& id,
+                        derivatives::Relation relation, const std::string& head,
+                        const std::string& last_modified, int64_t now) {
+  DerivativeCheck check;
+  check.upstream = upstream;
+  check.id = id;
+  check.relation = relation;
+  check.head = head;
+  check.last_modified = last_modified;
+  check.checked_at = now;
+  return check;
+}
+
 // The check of a derivative read at a new head (or whose read failed).
 DerivativeCheck CheckOfRead(const std::string& upstream, DerivativeRead& read,
                             const PreparedDerivativeRound& prepared, int64_t now) {
-  DerivativeCheck check;
-  check.upstream = upstream;
-  check.id = read.id;
-  check.relation = read.relation;
-  check.head = read.head;
-  check.last_modified = read.last_modified;
-  check.checked_at = now;
+  DerivativeCheck check =
+      CheckAt(upstream, read.id, read.relation, read.head, read.last_modified, now);
   check.signals = read.signals;
   if (read.facets) {
     check.facets_json = derivatives::FacetsToJson(*read.facets);
@@ -110,13 +119,9 @@ ClassifiedDerivativeRound ClassifyDerivativeRound(const PreparedDerivativeRound&
       out.sightings.push_back({id, SeenOf(round, id), through});
       continue;
     }
-    DerivativeCheck check;
-    check.upstream = upstream;
-    check.id = id;
-    check.relation = record.relation;
-    check.head = record.head;
-    check.last_modified = record.last_modified;
-    check.checked_at = now;
+    // Nothing was read: the stored facets, classified again, at the stored head.
+    DerivativeCheck check =
+        CheckAt(upstream, id, record.relation, record.head, record.last_modified, now);
     check.facets_json = record.facets_json;
     check.lags = std::move(lags);
     check.signals = SeenOf(round, id);
