@@ -8,7 +8,7 @@
 //   202  {"repo", "poll": ...}: a repo or repo.* event (content, config, move, delete, and
 //        narrower scopes the Hub may add) about a tracked model repo; a move also hints the
 //        repo's new name when that one is tracked. "poll" says what the scheduler did with it
-//        (service/scheduler.h: webhooks get a share of the budget and a per-repo gap):
+//        (schedule/scheduler.h: webhooks get a share of the budget and a per-repo gap):
 //        "queued" (now), "already queued" (merged into a poll queued or due), "deferred" (queued
 //        for the end of the repo's webhook gap: a webhook poll of it started lately) or
 //        "dropped" (the webhooks' share of the budget is spent; the listing covers it)

@@ -2,8 +2,9 @@
 
 // PollLoop: the service's heartbeat. One timer wakes at the scheduler's next due time (at most a
 // minute away); each wake starts the polls the scheduler hands out, and each poll's end records
-// its outcome (metrics, one log line, the repo's next slot, a settling burst's wake), follows the
-// Hub's RateLimit headers, and re-arms the timer.
+// its outcome (metrics, one log line), has the scheduler decide the repo's next poll (its slot, a
+// pending hint or a settling burst's wake) and hands that time to Hooks::scheduled for the
+// store, follows the Hub's RateLimit headers, and re-arms the timer.
 //
 // With change hints on (the scheduler's reconcile interval set), a hint (Hint) polls a repo at
 // once, and the schedule's own polls are reconciles: one that finds a new revision no hint

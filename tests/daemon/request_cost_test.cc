@@ -53,7 +53,7 @@ constexpr double kMaxPeakMiB = 32 * (kSanitized ? 3 : 1);
 // What may stay resident after a request: page-cache entries, allocator slack.
 constexpr double kMaxKeptMiB = 4;
 
-// The limits of the configuration below (daemon/service/config.h defaults).
+// The limits of the configuration below (daemon/config/config.h defaults).
 constexpr size_t kMaxBodyBytes = 4 << 20;
 constexpr size_t kMaxPlanBodyBytes = 1 << 20;
 constexpr size_t kMaxHubWebhookBodyBytes = 1 << 20;
