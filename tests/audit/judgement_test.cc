@@ -159,8 +159,11 @@ TEST(Fix, ReplacesWholeTokensOnly) {
 
 class FixFiles : public ::testing::Test {
  protected:
+  // A directory per test: ctest runs the tests of one fixture in parallel processes.
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "hubwatch_audit_fix";
+    dir_ = fs::path(::testing::TempDir()) /
+           ("hubwatch_audit_fix_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
