@@ -11,6 +11,7 @@
 #include "daemon/service/store_access.h"
 #include "estimator/base/json_nesting.h"
 #include "tracker/advisory/osv.h"
+#include "tracker/advisory/time_text.h"
 #include "tracker/diff/change.h"
 #include "tracker/hub/repo_id.h"
 #include "tracker/store/pins.h"
@@ -216,6 +217,13 @@ nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& a) {
   return j;
 }
 
+nlohmann::json FollowEventJson(const store::FollowEvent& e) {
+  nlohmann::json j = {{"seq", e.seq},     {"kind", e.kind}, {"repo", e.repo},
+                      {"rule", e.rule},   {"sha", e.sha},   {"at", advisory::Rfc3339(e.at)}};
+  if (!e.reason.empty()) j["reason"] = e.reason;
+  return j;
+}
+
 Router BuildRouter(const ApiContext& ctx) {
   Router router;
   RegisterRepoRoutes(router, ctx);
@@ -225,6 +233,7 @@ Router BuildRouter(const ApiContext& ctx) {
   RegisterOsvRoutes(router, ctx);
   RegisterPlanRoute(router, ctx);
   RegisterAdminRoutes(router, ctx);
+  RegisterFollowRoutes(router, ctx);
   RegisterServiceRoutes(router, ctx);
   RegisterHubWebhookRoute(router, ctx);
   RegisterPageRoutes(router, ctx);

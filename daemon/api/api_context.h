@@ -126,6 +126,8 @@ nlohmann::json RevisionJson(const store::RevisionRecord& revision);
 nlohmann::json ChangeJson(const store::ChangeRecord& change);
 // Thin: id, seq, repo, revision, kind, impact, summary, published, modified, withdrawn.
 nlohmann::json AdvisoryEntryJson(const store::AdvisoryRecord& advisory);
+// {seq, kind, repo, rule, sha, reason, at (RFC 3339)}: a follow rule tracked or untracked a repo.
+nlohmann::json FollowEventJson(const store::FollowEvent& event);
 
 void RegisterRepoRoutes(Router& router, const ApiContext& ctx);
 void RegisterDerivativeRoutes(Router& router, const ApiContext& ctx);
@@ -134,6 +136,10 @@ void RegisterAdvisoryRoutes(Router& router, const ApiContext& ctx);
 void RegisterOsvRoutes(Router& router, const ApiContext& ctx);
 void RegisterPlanRoute(Router& router, const ApiContext& ctx);
 void RegisterAdminRoutes(Router& router, const ApiContext& ctx);
+void RegisterFollowRoutes(Router& router, const ApiContext& ctx);
+// `handler` behind the admin token (401 without it, 403 wrong or not configured); with
+// `needs_subscriptions`, 503 when the service has no subscriptions handler.
+Handler Admin(const ApiContext& ctx, Handler handler, bool needs_subscriptions = false);
 void RegisterServiceRoutes(Router& router, const ApiContext& ctx);
 void RegisterHubWebhookRoute(Router& router, const ApiContext& ctx);
 // The pages a person reads (routes_page*.cc): the model page and its twin, the index, /plan,

@@ -1,6 +1,6 @@
 #pragma once
 
-// The advisories as an Atom 1.0 feed (RFC 4287), newest first, like RustSec's feed.xml: one
+// The advisories (and follow events) as an Atom 1.0 feed (RFC 4287), newest first, like RustSec's feed.xml: one
 // entry per advisory with its OSV summary and details, links to the OSV record and to the
 // commit on the Hub, and the change kind as category. Always well-formed XML (xml_text.h).
 // Pure function; thread-safe.
@@ -21,7 +21,11 @@ struct AtomOptions {
   int64_t now = 0;       // the feed's <updated> when it has no entries
 };
 
+// With `follows` (newest first too), the follow events among them, by time: "Tracked
+// Qwen/Qwen3-8B (follow rule Qwen)", linked to the repo on the Hub, category "tracked" or
+// "untracked". At most `limit` entries in all (0: every one given).
 std::string RenderAtomFeed(const std::vector<store::AdvisoryRecord>& newest_first,
-                           const AtomOptions& options);
+                           const AtomOptions& options,
+                           const std::vector<store::FollowEvent>& follows = {}, size_t limit = 0);
 
 }  // namespace hubwatch::api

@@ -36,9 +36,10 @@ struct HttpRequest {
 
 // Where a Server-Sent Events stream starts and what it carries.
 struct EventStreamStart {
-  int64_t after_seq = 0;  // send the advisories with seq > this
-  std::string repo;       // "" = every repo
-  std::string kind;       // "" = every kind
+  int64_t after_seq = 0;         // send the advisories with seq > this
+  int64_t after_follow_seq = 0;  // and the follow events with seq > this
+  std::string repo;              // "" = every repo
+  std::string kind;              // "" = every kind, "tracked"/"untracked": those events only
 };
 
 struct HttpReply {

@@ -132,6 +132,8 @@ void RemoveRepo(const ApiContext& ctx, const PathParams& params, Respond respond
                    });
 }
 
+}  // namespace
+
 // Admin check, then the handler, or 503 without one.
 Handler Admin(const ApiContext& ctx, Handler handler, bool needs_subscriptions) {
   const ApiContext* c = &ctx;
@@ -144,8 +146,6 @@ Handler Admin(const ApiContext& ctx, Handler handler, bool needs_subscriptions) 
     handler(request, params, std::move(respond));
   };
 }
-
-}  // namespace
 
 void RegisterAdminRoutes(Router& router, const ApiContext& ctx) {
   const ApiContext* c = &ctx;

@@ -27,7 +27,12 @@ struct Filters {
   std::string kind;
 };
 
-std::optional<HttpReply> ParseFilters(const HttpRequest& request, Filters* f) {
+bool IsFollowKind(const std::string& kind) { return kind == "tracked" || kind == "untracked"; }
+
+// `follow_kinds`: kind= may also be "tracked" or "untracked" (the feed and the stream carry
+// follow events).
+std::optional<HttpReply> ParseFilters(const HttpRequest& request, Filters* f,
+                                      bool follow_kinds = false) {
   Result<QueryParams> q = QueryParams::Parse(request.query);
   if (!q.ok()) return BadRequest(q.error().message);
   f->query = std::move(q).value();
@@ -36,8 +41,24 @@ std::optional<HttpReply> ParseFilters(const HttpRequest& request, Filters* f) {
   if (!f->repo.empty()) {
     if (Status s = hub::ValidateRepoId(f->repo); !s.ok()) return BadRequest(s.error().message);
   }
+  if (follow_kinds && IsFollowKind(f->kind)) return std::nullopt;
   if (!f->kind.empty()) return CheckKind(f->kind);
   return std::nullopt;
+}
+
+// The newest follow events the filters let through, at most `limit`.
+Result<std::vector<store::FollowEvent>> RecentFollowEvents(const ApiContext& ctx, const Filters& f,
+                                                           int64_t limit) {
+  if (!f.kind.empty() && !IsFollowKind(f.kind)) return std::vector<store::FollowEvent>{};
+  // Filtered here: a repo's or a kind's events are a few among the newest.
+  Result<std::vector<store::FollowEvent>> events =
+      ctx.reads().follows().LatestEvents(f.repo.empty() && f.kind.empty() ? limit : kMaxLimit);
+  if (!events.ok()) return events.error();
+  std::erase_if(*events, [&](const store::FollowEvent& e) {
+    return (!f.repo.empty() && e.repo != f.repo) || (!f.kind.empty() && e.kind != f.kind);
+  });
+  if (static_cast<int64_t>(events->size()) > limit) events->resize(static_cast<size_t>(limit));
+  return events;
 }
 
 // ?since= a revision of ?repo= or a commit time (store/since.h); ?affects=SHA the advisories
@@ -91,12 +112,18 @@ void ListAdvisories(const ApiContext& ctx, const HttpRequest& request, Respond r
 
 void AtomFeed(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   Filters f;
-  if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
+  if (auto failed = ParseFilters(request, &f, true)) return respond(std::move(*failed));
   Result<std::optional<int64_t>> limit = f.query.Int("limit", 1, kMaxLimit);
   if (!limit.ok()) return respond(BadRequest(limit.error().message));
-  Result<std::vector<store::AdvisoryRecord>> list = ctx.reads().advisories().RecentAdvisories(
-      {.repo = f.repo, .kind = f.kind, .limit = limit->value_or(kFeedEntries)});
+  const int64_t entries = limit->value_or(kFeedEntries);
+  Result<std::vector<store::AdvisoryRecord>> list = std::vector<store::AdvisoryRecord>{};
+  if (!IsFollowKind(f.kind)) {
+    list = ctx.reads().advisories().RecentAdvisories(
+        {.repo = f.repo, .kind = f.kind, .limit = entries});
+  }
   if (!list.ok()) return respond(StoreFailure(list.error()));
+  Result<std::vector<store::FollowEvent>> follows = RecentFollowEvents(ctx, f, entries);
+  if (!follows.ok()) return respond(StoreFailure(follows.error()));
   AtomOptions options;
   options.base_url = BaseUrl(ctx, request);
   options.self_url =
@@ -106,14 +133,14 @@ void AtomFeed(const ApiContext& ctx, const HttpRequest& request, Respond respond
   options.now = ctx.now();
   HttpReply reply;
   reply.content_type = "application/atom+xml; charset=utf-8";
-  reply.body = RenderAtomFeed(*list, options);
+  reply.body = RenderAtomFeed(*list, options, *follows, static_cast<size_t>(entries));
   respond(std::move(reply));
 }
 
 // Resumes after Last-Event-ID (or ?after=SEQ); without either, starts with what comes next.
 void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
   Filters f;
-  if (auto failed = ParseFilters(request, &f)) return respond(std::move(*failed));
+  if (auto failed = ParseFilters(request, &f, true)) return respond(std::move(*failed));
   EventStreamStart start{.repo = f.repo, .kind = f.kind};
   std::optional<std::string> resume;
   if (std::optional<std::string_view> last = request.header("last-event-id")) {
@@ -122,13 +149,21 @@ void Stream(const ApiContext& ctx, const HttpRequest& request, Respond respond) 
     resume = f.query.Get("after");
   }
   if (resume) {
-    std::optional<int64_t> seq = ParseEventId(*resume);
-    if (!seq) return respond(BadRequest("Last-Event-ID (or after) must be an advisory seq"));
-    start.after_seq = *seq;
+    std::optional<StreamPosition> at = ParseStreamPosition(*resume);
+    if (!at) {
+      return respond(BadRequest(
+          "Last-Event-ID (or after) must be an event id: an advisory seq, or SEQ.FOLLOW_SEQ"));
+    }
+    // An id without a follow part: no follow event existed when its stream began.
+    start.after_seq = at->advisory;
+    start.after_follow_seq = at->follow;
   } else {
     Result<int64_t> max = ctx.reads().advisories().MaxAdvisorySeq();
     if (!max.ok()) return respond(StoreFailure(max.error()));
     start.after_seq = *max;
+    Result<int64_t> follow = ctx.reads().follows().LastEventSeq();
+    if (!follow.ok()) return respond(StoreFailure(follow.error()));
+    start.after_follow_seq = *follow;
   }
   HttpReply reply;
   reply.content_type = "text/event-stream; charset=utf-8";

@@ -1,5 +1,6 @@
 #include "daemon/api/sse_stream.h"
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 
-constexpr int64_t kStreamBatch = 100;  // advisories per write
+constexpr int64_t kStreamBatch = 100;  // advisories and follow events per write, each
 
 }  // namespace
 
@@ -50,19 +51,44 @@ void SseStream::Pump() {
     pump_again_ = true;
     return;
   }
-  store::Query q{.repo = start_.repo,
-                 .kind = start_.kind,
-                 .after_seq = start_.after_seq,
-                 .limit = kStreamBatch};
-  Result<std::vector<store::AdvisoryRecord>> batch =
-      core_->ctx().reads().advisories().ListAdvisories(q);
-  if (!batch.ok()) return Close();
-  if (batch->empty()) return;
+  const bool follow_kind = start_.kind == "tracked" || start_.kind == "untracked";
   std::string out;
-  for (const store::AdvisoryRecord& a : *batch) out += SseEvent(a);
-  start_.after_seq = batch->back().seq;
-  core_->metrics().StreamEvents(batch->size());
-  pump_again_ = static_cast<int64_t>(batch->size()) == kStreamBatch;
+  size_t events = 0;
+  if (!follow_kind) {
+    store::Query q{.repo = start_.repo,
+                   .kind = start_.kind,
+                   .after_seq = start_.after_seq,
+                   .limit = kStreamBatch};
+    Result<std::vector<store::AdvisoryRecord>> batch =
+        core_->ctx().reads().advisories().ListAdvisories(q);
+    if (!batch.ok()) return Close();
+    for (const store::AdvisoryRecord& a : *batch) out += SseEvent(a, start_.after_follow_seq);
+    if (!batch->empty()) start_.after_seq = batch->back().seq;
+    events += batch->size();
+    pump_again_ = static_cast<int64_t>(batch->size()) == kStreamBatch;
+  }
+  if (start_.kind.empty() || follow_kind) {
+    Result<std::vector<store::FollowEvent>> batch =
+        core_->ctx().reads().follows().EventsAfter(start_.after_follow_seq, kStreamBatch);
+    if (!batch.ok()) return Close();
+    for (const store::FollowEvent& e : *batch) {
+      start_.after_follow_seq = e.seq;
+      if (!start_.repo.empty() && e.repo != start_.repo) continue;
+      if (follow_kind && e.kind != start_.kind) continue;
+      out += SseFollowEvent(e, start_.after_seq);
+      ++events;
+    }
+    pump_again_ |= static_cast<int64_t>(batch->size()) == kStreamBatch;
+  }
+  if (out.empty()) {
+    // Only filtered-out events: nothing to write, but maybe more to read.
+    if (pump_again_) {
+      pump_again_ = false;
+      boost::asio::post(stream_.get_executor(), [self = shared_from_this()] { self->Pump(); });
+    }
+    return;
+  }
+  core_->metrics().StreamEvents(events);
   Write(std::move(out));
 }
 

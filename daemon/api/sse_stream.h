@@ -3,10 +3,10 @@
 // SseStream: one Server-Sent Events connection of GET /api/v1/stream. The HTTP session that
 // answered the request hands its socket over (as Beast hands a socket to a websocket session)
 // and is done; the stream writes the head, replays what came after the client's last event id,
-// then one batch of advisories per write whenever the core wakes it (OnNewAdvisories), with a
-// heartbeat comment when idle. Nothing is read from the client: a read completing (EOF, reset)
+// then one batch of advisories and follow events per write whenever the core wakes it
+// (OnNewAdvisories), with a heartbeat comment when idle. Nothing is read from the client: a read completing (EOF, reset)
 // means it left. A client that stops reading is dropped after read_timeout_s of a stalled
-// write, so a stream holds at most one batch (kStreamBatch events) in memory.
+// write, so a stream holds at most one batch (kStreamBatch events of each) in memory.
 //
 // Thread safety: network thread only. Ownership: shared (its handlers hold it); it holds a
 // stream slot of the core from Start() until it is destroyed.

@@ -1,5 +1,7 @@
 #include "daemon/app/poll_wiring.h"
 
+#include <nlohmann/json.hpp>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -65,7 +67,8 @@ pipeline::PollerOptions PollerOptionsFor(const config::DaemonConfig& config, con
 
 schedule::ListingHints::Options ListingOptions(const config::DaemonConfig& config) {
   return {.interval_s = config.poll.interval_s,
-          .page_size = static_cast<int>(config.poll.listing_page_size)};
+          .page_size = static_cast<int>(config.poll.listing_page_size),
+          .hint = config.poll.hints};
 }
 
 std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonConfig& config,
@@ -99,13 +102,71 @@ std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonCon
       return w.repos().SetListingWatermark(kListingSource, covered_until, now);
     });
   };
+  if (schedule::FollowWatch* follow = p.follow) {
+    deps.followed_owners = [follow] { return follow->owners(); };
+    deps.follow_details = [follow] { return follow->needs_details(); };
+    deps.listed = [follow](const std::vector<hub::ModelSummary>& items) { follow->Offer(items); };
+  }
   return std::make_unique<schedule::ListingHints>(std::move(deps), ListingOptions(config),
                                                  watermark);
 }
 
+schedule::FollowWatch::Options FollowOptions(const config::DaemonConfig& config) {
+  return {.reconcile_s = config.poll.reconcile_interval_s,
+          .max_total = config.poll.max_followed_repos,
+          .page_size = static_cast<int>(config.poll.listing_page_size)};
+}
+
+std::unique_ptr<schedule::FollowWatch> MakeFollowWatch(const config::DaemonConfig& config,
+                                                      const ListingParts& p,
+                                                      std::function<void()> announced,
+                                                      store::FollowTargets targets) {
+  schedule::FollowWatch::Deps deps;
+  deps.clock = p.clock;
+  deps.log = p.log;
+  deps.metrics = p.metrics;
+  deps.hub = p.hub;
+  deps.store = p.store;
+  deps.tracked = [loop = p.loop](const std::string& repo) {
+    return loop->scheduler().tracked(repo);
+  };
+  deps.track = [loop = p.loop, clock = p.clock](const std::vector<std::string>& repos) {
+    for (const std::string& id : repos) loop->scheduler().Track(id, clock->UnixSeconds());
+    loop->Rearm();
+  };
+  deps.untrack = [loop = p.loop](const std::vector<std::string>& repos) {
+    for (const std::string& id : repos) loop->scheduler().Untrack(id);
+  };
+  deps.spend = [loop = p.loop, clock = p.clock](int64_t requests) {
+    loop->scheduler().Spend(requests, clock->UnixSeconds());
+  };
+  deps.announced = std::move(announced);
+  deps.targets = std::move(targets);
+  return std::make_unique<schedule::FollowWatch>(std::move(deps), FollowOptions(config));
+}
+
+std::vector<schedule::FollowState> FollowStates(const std::vector<store::FollowRuleRecord>& rules,
+                                                spdlog::logger& log) {
+  std::vector<schedule::FollowState> states;
+  for (const store::FollowRuleRecord& r : rules) {
+    nlohmann::json spec = nlohmann::json::parse(r.spec, nullptr, false);
+    Result<config::FollowRule> rule = config::ParseFollowRule(spec, "follow rule " + r.name);
+    if (!rule.ok()) {
+      log.error("follow rule {} is damaged in the store and is left out: {}", r.name,
+                rule.error().message);
+      continue;
+    }
+    rule->name = r.name;
+    states.push_back({.rule = std::move(rule).value(), .walked_at = r.walked_at,
+                      .tracked = r.tracked});
+  }
+  return states;
+}
+
 void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
                   const config::DaemonConfig& config, const ListingParts& p) {
-  if (!config.poll.hints) {
+  const bool follows = p.follow && !p.follow->rules().empty();
+  if (!config.poll.hints && !follows) {
     if (std::exchange(listing, nullptr)) {
       p.log->info("change hints off: every repo is polled every {} s", config.poll.interval_s);
     }
@@ -114,8 +175,13 @@ void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
   if (listing) return listing->SetOptions(ListingOptions(config));
   listing = MakeListingHints(config, p);
   listing->Start();
-  p.log->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
-              config.poll.interval_s, config.poll.reconcile_interval_s);
+  if (config.poll.hints) {
+    p.log->info("change hints on: the Hub's listing every {} s, every repo reconciled every {} s",
+                config.poll.interval_s, config.poll.reconcile_interval_s);
+  } else {
+    p.log->info("change hints off, follow rules on: the Hub's listing every {} s for new repos",
+                config.poll.interval_s);
+  }
 }
 
 void ApplyDerivatives(std::unique_ptr<schedule::DerivativeWatch>& watch,

@@ -12,6 +12,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/schedule/derivative_watch.h"
+#include "daemon/schedule/follow_watch.h"
 #include "daemon/schedule/listing_hints.h"
 #include "daemon/schedule/poll_loop.h"
 #include "daemon/service/store_access.h"
@@ -26,6 +27,7 @@ struct ListingParts {
   hub::HubClient* hub = nullptr;
   service::ThreadedStoreAccess* store = nullptr;
   schedule::PollLoop* loop = nullptr;
+  schedule::FollowWatch* follow = nullptr;  // the follow rules the listing feeds; may be null
 };
 
 // The Hub client's options: the settings the start read, the safetensors header cap, its lines
@@ -51,10 +53,23 @@ schedule::ListingHints::Options ListingOptions(const config::DaemonConfig& confi
 std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonConfig& config,
                                                         const ListingParts& parts);
 
-// Starts, renews or stops the listing hint as `config` says (a reload may turn hints on or off;
-// a round in flight is then dropped).
+// Starts, renews or stops the listing as `config` says: it runs while hints are on or a follow
+// rule exists (a reload may turn hints on or off; a round in flight is then dropped).
 void ApplyListing(std::unique_ptr<schedule::ListingHints>& listing,
                   const config::DaemonConfig& config, const ListingParts& parts);
+
+// The follow rules' watch (not started): repos it tracks are scheduled at once, those it
+// untracks dropped, its requests spent from the scheduler's budget, `announced` after events.
+std::unique_ptr<schedule::FollowWatch> MakeFollowWatch(const config::DaemonConfig& config,
+                                                      const ListingParts& parts,
+                                                      std::function<void()> announced,
+                                                      store::FollowTargets targets);
+schedule::FollowWatch::Options FollowOptions(const config::DaemonConfig& config);
+
+// The stored rules as the watch runs them; a rule whose stored spec does not read is logged and
+// left out.
+std::vector<schedule::FollowState> FollowStates(const std::vector<store::FollowRuleRecord>& rules,
+                                                spdlog::logger& log);
 
 // Makes the derivatives' watch when a repo first asks for it (rounds only while the loop has no
 // poll due or running, requests spent from its budget, derivative advisories queued for

@@ -1,6 +1,7 @@
 #include "daemon/app/prepared_config.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "daemon/config/listen_address.h"
@@ -23,6 +24,35 @@ Status CheckStorePath(const std::string& store) {
         "store " + config::QuoteForError(store, config::kMaxQuotedPath) + ": the directory " +
         config::QuoteForError(dir.string(), config::kMaxQuotedPath) + " does not exist");
   }
+  return Status::Ok();
+}
+
+// The configuration's follow rules in the store; the config rules it no longer lists removed.
+Status WriteFollowRules(store::Store& writer, const std::vector<config::FollowRule>& rules,
+                        int64_t now, const store::FollowTargets& targets, ConfigWrite& out) {
+  std::set<std::string> listed;
+  for (const config::FollowRule& rule : rules) {
+    const store::FollowRuleRecord record{.name = rule.name,
+                                         .source = store::Source::kConfig,
+                                         .spec = config::FollowRuleJson(rule).dump(),
+                                         .created_at = now};
+    if (Status s = writer.follows().PutRule(record); !s.ok()) {
+      return Error::InvalidInput("follow rule \"" + rule.name + "\": " + s.error().message);
+    }
+    listed.insert(rule.name);
+  }
+  Result<std::vector<store::FollowRuleRecord>> stored = writer.follows().ListRules();
+  if (!stored.ok()) return stored.error();
+  for (const store::FollowRuleRecord& r : *stored) {
+    if (r.source != store::Source::kConfig || listed.count(r.name)) continue;
+    Result<std::vector<std::string>> untracked =
+        writer.follows().RemoveRule(r.name, now, targets);
+    if (!untracked.ok()) return untracked.error();
+    out.follow_untracked.insert(out.follow_untracked.end(), untracked->begin(), untracked->end());
+  }
+  Result<std::vector<store::FollowRuleRecord>> after = writer.follows().ListRules();
+  if (!after.ok()) return after.error();
+  out.follow_rules = std::move(after).value();
   return Status::Ok();
 }
 
@@ -75,7 +105,8 @@ std::vector<std::string> KeysNeedingRestart(const PreparedConfig& running,
   return keys;
 }
 
-Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now) {
+Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now,
+                                const store::FollowTargets& targets) {
   ConfigWrite out;
   Status s = writer.Atomically([&]() -> Status {
     std::set<std::string> listed;
@@ -99,6 +130,9 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
     });
     for (const std::string& id : out.untracked) {
       if (Status d = writer.repos().RemoveRepo(id); !d.ok()) return d;
+    }
+    if (Status f = WriteFollowRules(writer, config.config.follow, now, targets, out); !f.ok()) {
+      return f;
     }
     Result<store::SubscriptionSync> sync =
         writer.outbox().SyncConfigSubscriptions(config.subscriptions, now);

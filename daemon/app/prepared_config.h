@@ -48,11 +48,16 @@ struct ConfigWrite {
   std::vector<store::RepoSchedule> repos;              // every tracked repo after the write
   store::SubscriptionSync subscriptions;               // what changed among config subscriptions
   std::vector<store::Subscription> all_subscriptions;  // after the write
+  std::vector<store::FollowRuleRecord> follow_rules;   // every follow rule after the write
+  std::vector<std::string> follow_untracked;  // repos of config rules no longer listed
 };
 
 // Makes the store match `config` in one transaction: its repos added (or their refs updated)
 // with source "config", the config repos it no longer lists removed, its subscriptions made the
-// config subscriptions. On error nothing was written. REQUIRES: `writer` is the store thread's.
-Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now);
+// config subscriptions, its follow rules the config rules (the repos of a rule it no longer
+// lists untracked, their history kept). On error nothing was written. REQUIRES: `writer` is the store thread's.
+// `targets`: the subscriptions an untracked event of a removed rule goes to.
+Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& config, int64_t now,
+                                const store::FollowTargets& targets = {});
 
 }  // namespace hubwatch::app

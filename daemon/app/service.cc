@@ -110,6 +110,13 @@ class Service::Impl {
         .has_token = has_token_,
         .published = [this] { OnPublished(); }});
 
+    control_.SetFollowHooks(
+        [this](const std::vector<std::string>& untracked) {
+          applier_->FollowRulesChanged(untracked);
+        },
+        [this](const std::string& rule) { return applier_->FollowRuntime(rule); },
+        webhooks_->follow_targets());
+
     // The listener first: a start that cannot bind (the port taken) writes nothing. Nothing is
     // served before the loop runs, and /readyz says not ready until the start is done.
     if (Status s = StartApi(config, hub_url); !s.ok()) return Fatal(s.error());

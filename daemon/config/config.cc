@@ -212,8 +212,8 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
   }
   if (!j.is_object()) return Bad("the configuration must be a JSON object");
   if (Status s = CheckKeys(j, "config",
-                           {"store", "hub", "repos", "poll", "listen", "admin_token_file", "api",
-                            "subscriptions", "webhooks", "log"});
+                           {"store", "hub", "repos", "follow", "poll", "listen", "admin_token_file",
+                            "api", "subscriptions", "webhooks", "log"});
       !s.ok()) {
     return s.error();
   }
@@ -244,6 +244,20 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
     }
   }
 
+  if (j.contains("follow")) {
+    if (!j["follow"].is_array()) return Bad("follow must be an array of follow rules");
+    std::set<std::string> names;
+    for (size_t i = 0; i < j["follow"].size(); ++i) {
+      const std::string where = "follow[" + std::to_string(i) + "]";
+      Result<FollowRule> rule = ParseFollowRule(j["follow"][i], where);
+      if (!rule.ok()) return rule.error();
+      if (!names.insert(rule->name).second) {
+        return Bad(where + ": a second rule named \"" + rule->name + "\" (give it a \"name\")");
+      }
+      c.follow.push_back(std::move(rule).value());
+    }
+  }
+
   if (j.contains("poll")) {
     const nlohmann::json& p = j["poll"];
     if (!p.is_object()) return Bad("poll must be an object");
@@ -251,7 +265,8 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
             p, "poll",
             {"interval_s", "advise_cosmetic", "settle_window_s", "max_concurrent", "api_quota",
              "resolvers_quota", "quota_window_s", "hints", "reconcile_interval_s",
-             "listing_page_size", "derivatives_interval_s", "webhook_budget_percent"});
+             "listing_page_size", "derivatives_interval_s", "webhook_budget_percent",
+             "max_followed_repos"});
         !s.ok()) {
       return s.error();
     }
@@ -264,7 +279,8 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
           {"reconcile_interval_s", &c.poll.reconcile_interval_s, 30 * 86400},
           {"listing_page_size", &c.poll.listing_page_size, 1000},
           {"derivatives_interval_s", &c.poll.derivatives_interval_s, 30 * 86400},
-          {"webhook_budget_percent", &c.poll.webhook_budget_percent, 100}}) {
+          {"webhook_budget_percent", &c.poll.webhook_budget_percent, 100},
+          {"max_followed_repos", &c.poll.max_followed_repos, 1'000'000}}) {
       if (!p.contains(key)) continue;
       // settle_window_s 0: advise at once; webhook_budget_percent 0: webhooks poll nothing.
       const std::string_view k = key;

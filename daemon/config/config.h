@@ -5,6 +5,7 @@
 //   {"store": "hubwatch.db",
 //    "hub": {"endpoint": "http://127.0.0.1:8080", "token_file": "token", "max_concurrent": 8},
 //    "repos": [{"id": "google/gemma-2-9b-it", "refs": ["main"]}],
+//    "follow": [{"owner": "Qwen", "match": "Qwen3*"}],
 //    "poll": {"interval_s": 900, "advise_cosmetic": false}}
 //
 // Relative paths are relative to the directory of the config file. Unknown keys are errors (a
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "estimator/base/result.h"
+#include "daemon/config/follow_rule.h"
 #include "tracker/derivatives/derivative.h"
 #include "tracker/hub/hub_settings.h"
 
@@ -82,6 +84,8 @@ struct PollConfig {
   // (0 to 100; 0: webhooks never start a poll). Anyone holding the webhook secret can send
   // them, so the rest stays the schedule's (SchedulerOptions::webhook_percent).
   int64_t webhook_budget_percent = 25;
+  // The repos all follow rules together bring at most (each rule has its own max_repos too).
+  int64_t max_followed_repos = 10000;
 };
 
 struct ApiConfig {
@@ -119,6 +123,7 @@ struct DaemonConfig {
   std::string store = "hubwatch.db";
   HubOptionsConfig hub;
   std::vector<RepoConfig> repos;
+  std::vector<FollowRule> follow;  // follow rules, by distinct name
   PollConfig poll;
   ApiConfig api;
   std::vector<SubscriptionConfig> subscriptions;

@@ -58,6 +58,7 @@ void ListingHints::Arm(int64_t seconds) {
 void ListingHints::BeginRound() {
   if (stopped_ || round_) return;
   ledger_.SetTracked(deps_.tracked());
+  if (deps_.followed_owners) ledger_.AddOwners(deps_.followed_owners());
   round_ = std::make_unique<Round>();
   round_->started = deps_.clock->Now();
   if (ledger_.owners() == 0) return EndRound();
@@ -100,6 +101,10 @@ void ListingHints::ReadSource(const std::string& source, bool probe) {
   o.author = source;
   o.sort = "lastModified";
   o.expand = {"sha", "lastModified"};
+  if (deps_.follow_details && deps_.follow_details()) {
+    o.expand.insert(o.expand.end(),
+                    {"pipeline_tag", "library_name", "tags", "downloads", "likes"});
+  }
   o.page_size = options_.page_size;
   const size_t page = static_cast<size_t>(std::max(1, options_.page_size));
   o.max_results = probe ? page : page * static_cast<size_t>(std::max(1, options_.max_pages));
@@ -136,8 +141,10 @@ void ListingHints::OnRead(const std::string& source,
       }
       items.push_back({m.id, *m.sha, *t});
     }
+    if (!stopped_ && deps_.listed) deps_.listed(*result);
     if (!stopped_) {
       for (const ListedModel& moved : ledger_.Consume(source, items)) {
+        if (!options_.hint) continue;
         // No stored head: never polled (its first poll is due anyway), or it does not track
         // the default branch the listing speaks for.
         const std::optional<std::string> head = deps_.stored_head(moved.id);
@@ -162,6 +169,7 @@ void ListingHints::EndRound() {
   if (r->requests > 0) deps_.spend(r->requests);
   service::Metrics& m = *deps_.metrics;
   const std::string mode(ListingModeName(r->plan.mode));
+  last_mode_ = r->plan.mode;
   m.counter("hubwatch_listing_rounds_total", "listing hint rounds by outcome",
             {{"outcome", complete ? "ok" : "error"}})
       .Add();

@@ -2,7 +2,8 @@
 
 // ListingHints: every interval, reads the Hub's model listing (ListingLedger says which
 // listings and how far) and hints the tracked repos whose listed sha differs from the stored
-// head of their default branch, so that only those are polled. One round at a time; a round's
+// head of their default branch, so that only those are polled; every item read is also handed
+// to the follow rules (Deps::listed), which track the new repos they match. One round at a time; a round's
 // sources are read a few at once; its requests count against the scheduler's budget. A failed
 // round keeps the old watermark (the next one reads from there) and is logged and counted.
 //
@@ -44,6 +45,7 @@ class ListingHints {
     int page_size = 1000;
     int parallel = 4;    // listings read at once
     int max_pages = 50;  // per listing and round; more is a gap the reconcile covers
+    bool hint = true;    // false: the rounds only feed `listed` (change hints are off)
   };
   struct Deps {
     TimerClock* clock = nullptr;  // time, and the timer between rounds
@@ -61,6 +63,12 @@ class ListingHints {
     std::function<void(int64_t requests)> spend;
     // Persists the watermark a round reached.
     std::function<void(int64_t covered_until)> save_watermark;
+    // Follow rules (unset: none): the owners whose listings a round reads besides the tracked
+    // repos' owners; whether the items must show their filters and counts (more expand=); and
+    // every item each read returns, tracked or not.
+    std::function<std::vector<std::string>()> followed_owners;
+    std::function<bool()> follow_details;
+    std::function<void(const std::vector<hub::ModelSummary>& items)> listed;
   };
 
   ListingHints(Deps deps, Options options, std::optional<int64_t> watermark);
@@ -74,6 +82,8 @@ class ListingHints {
 
   const ListingLedger& ledger() const { return ledger_; }
   bool reading() const { return round_ != nullptr; }
+  // The mode of the last round that ended; nullopt before one did.
+  std::optional<ListingMode> last_mode() const { return last_mode_; }
 
  private:
   struct Round;
@@ -96,6 +106,7 @@ class ListingHints {
   std::unique_ptr<Round> round_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool stopped_ = false;
+  std::optional<ListingMode> last_mode_;
 };
 
 }  // namespace hubwatch::schedule

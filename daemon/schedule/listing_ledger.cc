@@ -19,6 +19,10 @@ void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
   std::erase_if(shas_, [this](const auto& entry) { return !tracked_.count(entry.first); });
 }
 
+void ListingLedger::AddOwners(const std::vector<std::string>& owners) {
+  for (const std::string& owner : owners) owners_.try_emplace(owner, 0);
+}
+
 ListingRound ListingLedger::Plan(int64_t interval_s) {
   ListingRound round;
   round.owners_cost = static_cast<int64_t>(owners_.size());

@@ -58,6 +58,8 @@ class ListingLedger {
 
   // The tracked repos (ids "owner/name") a listing may speak for.
   void SetTracked(const std::vector<std::string>& repos);
+  // Owners whose listings are read as well (those of follow rules). After SetTracked.
+  void AddOwners(const std::vector<std::string>& owners);
   size_t owners() const { return owners_.size(); }
 
   // Restores the watermark a previous run reached (Unix seconds).

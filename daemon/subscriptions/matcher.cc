@@ -29,7 +29,7 @@ Status CheckFilters(const std::string& repos, const std::vector<std::string>& ki
   if (depth != 0) return Error::InvalidInput("repos has an unclosed [");
   for (const std::string& k : kinds) {
     diff::ChangeKind kind;
-    if (!diff::ParseKind(k, kind))
+    if (k != kTracked && k != kUntracked && !diff::ParseKind(k, kind))
       return Error::InvalidInput("unknown change kind " + config::QuoteForError(k));
   }
   if (!diff::ParseImpact(min_impact)) {
@@ -48,9 +48,13 @@ void SubscriptionMatcher::Reset(const std::vector<store::Subscription>& subscrip
     for (const std::string& k : s.kinds) {
       diff::ChangeKind kind;
       if (diff::ParseKind(k, kind)) f.kinds.push_back(kind);
+      f.tracked |= k == kTracked;
+      f.untracked |= k == kUntracked;
     }
-    // A kinds list of only unknown names must not widen to "every kind".
-    if (!s.kinds.empty() && f.kinds.empty()) continue;
+    // A kinds list of follow events only asks for no advisory; one of only unknown names must
+    // not widen to "every kind".
+    f.advisories = s.kinds.empty() || !f.kinds.empty();
+    if (!f.advisories && !f.tracked && !f.untracked) continue;
     f.min_impact = s.min_impact;
     f.backfill = s.backfill;
     filters->push_back(std::move(f));
@@ -76,7 +80,7 @@ std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
   }
   std::vector<std::string> out;
   for (const Filter& f : *filters) {
-    if (history && !f.backfill) continue;
+    if (!f.advisories || (history && !f.backfill)) continue;
     if (static_cast<int>(change.impact) < static_cast<int>(f.min_impact)) continue;
     if (!f.kinds.empty() &&
         std::find(f.kinds.begin(), f.kinds.end(), change.kind) == f.kinds.end()) {
@@ -86,6 +90,28 @@ std::vector<std::string> SubscriptionMatcher::Targets(const std::string& repo,
     out.push_back(SubscriptionTarget(f.id));
   }
   return out;
+}
+
+std::vector<int64_t> SubscriptionMatcher::FollowTargets(const std::string& repo,
+                                                        const std::string& kind) const {
+  std::shared_ptr<const std::vector<Filter>> filters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    filters = filters_;
+  }
+  std::vector<int64_t> out;
+  for (const Filter& f : *filters) {
+    if (!(kind == kTracked ? f.tracked : kind == kUntracked && f.untracked)) continue;
+    if (fnmatch(f.repos.c_str(), repo.c_str(), FNM_CASEFOLD) != 0) continue;
+    out.push_back(f.id);
+  }
+  return out;
+}
+
+store::FollowTargets SubscriptionMatcher::AsFollowTargets() {
+  return [this](const std::string& repo, const std::string& kind) {
+    return FollowTargets(repo, kind);
+  };
 }
 
 pipeline::OutboxTargets SubscriptionMatcher::AsFunction() {

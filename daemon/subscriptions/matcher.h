@@ -5,7 +5,10 @@
 // its repo glob matches the repo id (fnmatch: * ? [..], '*' crosses '/', case-insensitive like
 // Hub ids), its kinds list is empty or names the change's kind, and the change's impact is at
 // least its min_impact, and the change is not history (committed before its repo was tracked)
-// or the subscription asks for history (backfill). Targets are "subscription:<id>".
+// or the subscription asks for history (backfill). Targets are "subscription:<id>". A follow
+// event ("tracked", "untracked": a follow rule brought or dropped a repo) goes only to the
+// subscriptions whose kinds name it and whose glob matches the repo; kinds naming only follow
+// events ask for no advisory.
 //
 // Thread safety: every method may be called from any thread; Reset swaps the whole set at once,
 // so a call sees either the old set or the new one. The poller may call it on the store thread.
@@ -24,6 +27,10 @@
 
 namespace hubwatch::subscriptions {
 
+// The follow events' kinds, as subscriptions name them.
+inline constexpr char kTracked[] = "tracked";
+inline constexpr char kUntracked[] = "untracked";
+
 // The target string of subscription `id`.
 std::string SubscriptionTarget(int64_t id);
 
@@ -41,6 +48,10 @@ class SubscriptionMatcher {
 
   std::vector<std::string> Targets(const std::string& repo, const diff::Change& change,
                                    bool history) const;
+  // The subscriptions (ids) a follow event of `kind` on `repo` goes to.
+  std::vector<int64_t> FollowTargets(const std::string& repo, const std::string& kind) const;
+  // For FollowStore's writes. REQUIRES: the matcher outlives the function.
+  store::FollowTargets AsFollowTargets();
   // For PollerOptions::outbox_targets. REQUIRES: the matcher outlives the function.
   pipeline::OutboxTargets AsFunction();
 
@@ -53,6 +64,8 @@ class SubscriptionMatcher {
     std::vector<diff::ChangeKind> kinds;
     diff::Impact min_impact = diff::Impact::kBehavioral;
     bool backfill = false;
+    bool advisories = true;  // false: its kinds name follow events only
+    bool tracked = false, untracked = false;
   };
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<Filter>> filters_ = std::make_shared<std::vector<Filter>>();

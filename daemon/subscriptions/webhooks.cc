@@ -87,6 +87,8 @@ api::SubscriptionsHandler* Webhooks::handler() { return &parts_->api; }
 
 pipeline::OutboxTargets Webhooks::outbox_targets() { return parts_->matcher.AsFunction(); }
 
+store::FollowTargets Webhooks::follow_targets() { return parts_->matcher.AsFollowTargets(); }
+
 store::DerivativeTargets Webhooks::derivative_targets() {
   return [matcher = &parts_->matcher](const std::string& derivative, const diff::Change& change) {
     return matcher->Targets(derivative, change, /*history=*/false);

@@ -61,6 +61,8 @@ class Webhooks {
   pipeline::OutboxTargets outbox_targets();
   // A derivative's advisory is news, never history.
   store::DerivativeTargets derivative_targets();
+  // The subscriptions that asked for a follow event.
+  store::FollowTargets follow_targets();
 
  private:
   struct Parts;

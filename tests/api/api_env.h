@@ -55,8 +55,26 @@ class RecordingControl : public api::ServiceControl {
                ? schedule::Scheduler::HintOutcome::kAlreadyQueued
                : schedule::Scheduler::HintOutcome::kQueued;
   }
+  void FollowRulesChanged(const std::vector<std::string>& untracked) override {
+    std::lock_guard lock(mu_);
+    ++follow_changes_;
+    follow_untracked_.insert(follow_untracked_.end(), untracked.begin(), untracked.end());
+  }
+  api::FollowRuntime follow_runtime(const std::string& rule) const override {
+    return {.capped = static_cast<int64_t>(rule.size()), .walk_requests = 2,
+            .listing_mode = "owners"};
+  }
+  store::FollowTargets follow_targets() const override { return nullptr; }
   bool ready() const override { return ready_; }
   std::string status_line() const override { return "watching 2 repos; last cycle 3s ago"; }
+  int follow_changes() const {
+    std::lock_guard lock(mu_);
+    return follow_changes_;
+  }
+  std::vector<std::string> follow_untracked() const {
+    std::lock_guard lock(mu_);
+    return follow_untracked_;
+  }
 
   std::vector<std::string> added() const {
     std::lock_guard lock(mu_);
@@ -76,6 +94,8 @@ class RecordingControl : public api::ServiceControl {
   mutable std::mutex mu_;
   std::vector<std::pair<std::string, store::PollTrigger>> hints_;
   std::vector<std::string> added_, removed_;
+  int follow_changes_ = 0;
+  std::vector<std::string> follow_untracked_;
 };
 
 class ApiTest : public ::testing::Test {

@@ -169,8 +169,14 @@ Status HubState::DeleteLocked(const std::string& id) {
 }
 
 // POST /_fakehub/repos/{namespace}/{name}/commit
-//   {"files": {"config.json": "<text>"}, "delete": ["old.txt"], "title": "...", "message": "..."}
-// 200 {"commit": SHA, "date": ISO, "repo": ID}; 404 for an unknown repo, 400 for a bad body.
+//   {"files": {"config.json": "<text>"}, "delete": ["old.txt"], "title": "...", "message": "...",
+//    "model": {"pipeline_tag": "...", "library_name": "...", "tags": [...], "downloads": N,
+//              "likes": N}}
+// 200 {"commit": SHA, "date": ISO, "repo": ID, "created": BOOL}. A repo that does not exist is
+// created by it, as an upload creates one on the Hub: its first commit ("initial commit" unless
+// titled) holds the files, dated now, so that it lists at the top of its owner's listing and the
+// Hub-wide feed and sends a webhook (oldSha null). "model" sets what the listing shows of the
+// repo (its filters and counts), on a new repo or an existing one. 400 for a bad body.
 FakeResponse HubState::PushControl(const FakeRequest& request) {
   constexpr std::string_view kPrefix = "/_fakehub/repos/", kSuffix = "/commit";
   const std::string id = PercentDecode(
@@ -197,12 +203,83 @@ FakeResponse HubState::PushControl(const FakeRequest& request) {
     return JsonError(400, "", std::string("bad push: ") + e.what());
   }
   Repo* repo = FindRepoById(id);
-  if (repo == nullptr) return JsonError(404, "RepoNotFound", "no repo " + id);
+  const bool created = repo == nullptr;
   std::string sha;
-  Status pushed = PushLocked(*repo, files, removed, title, message, &sha);
-  if (!pushed.ok()) return JsonError(400, "", pushed.error().message);
-  return JsonBody(
-      200, json{{"commit", sha}, {"date", repo->commits.back().date}, {"repo", repo->id}}.dump());
+  if (created) {
+    Result<Repo*> made = CreateLocked(id, files, title, message);
+    if (!made.ok()) return JsonError(400, "", made.error().message);
+    repo = *made;
+    sha = repo->commits.back().id;
+  } else {
+    Status pushed = PushLocked(*repo, files, removed, title, message, &sha);
+    if (!pushed.ok()) return JsonError(400, "", pushed.error().message);
+  }
+  if (body.contains("model")) {
+    if (Status s = SetListedModel(*repo, body["model"]); !s.ok()) {
+      return JsonError(400, "", s.error().message);
+    }
+  }
+  return JsonBody(200, json{{"commit", sha},
+                            {"date", repo->commits.back().date},
+                            {"repo", repo->id},
+                            {"created", created}}
+                           .dump());
+}
+
+Result<Repo*> HubState::CreateLocked(const std::string& id,
+                                     const std::map<std::string, std::string>& files,
+                                     const std::string& title, const std::string& message) {
+  const size_t slash = id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == id.size() ||
+      id.find('/', slash + 1) != std::string::npos) {
+    return Error::InvalidInput("create " + id + ": not namespace/name");
+  }
+  if (files.empty()) return Error::InvalidInput("create " + id + ": the first commit needs files");
+  Repo meta;
+  meta.id = id;
+  meta.internal_id = Sha1Hex("created " + id).substr(0, 24);
+  const int64_t now = CommitNow();
+  meta.created_at = FormatIsoTime(now);
+  RepoBuilder builder(std::move(meta));
+  RepoBuilder::CommitSpec spec;
+  spec.title = title.empty() ? "initial commit" : title;
+  spec.message = message;
+  spec.authors = {"fakehub-push"};
+  spec.date = FormatIsoTime(now);
+  for (const auto& [path, text] : files) {
+    if (BadPath(path)) return Error::InvalidInput("bad path \"" + path + "\"");
+    spec.add[path] = MakeInlineBlob(text);
+  }
+  if (Status s = builder.AddCommit(std::move(spec)); !s.ok()) return s.error();
+  NoteHeadChanges();  // what landed before, reported before the new repo
+  repos_.push_back(std::move(builder).Build());
+  notified_head_.push_back(-1);  // its first head is reported as new (oldSha null)
+  NoteHeadChanges();
+  return &repos_.back();
+}
+
+Status HubState::SetListedModel(Repo& repo, const json& model) {
+  if (!model.is_object()) return Error::InvalidInput("\"model\" must be an object");
+  try {
+    for (const auto& [key, value] : model.items()) {
+      if (key == "pipeline_tag") {
+        repo.pipeline_tag = value.get<std::string>();
+      } else if (key == "library_name") {
+        repo.library_name = value.get<std::string>();
+      } else if (key == "tags") {
+        repo.tags = value.get<std::vector<std::string>>();
+      } else if (key == "downloads") {
+        repo.downloads = value.get<uint64_t>();
+      } else if (key == "likes") {
+        repo.likes = value.get<uint64_t>();
+      } else {
+        return Error::InvalidInput("\"model\": unknown key \"" + key + "\"");
+      }
+    }
+  } catch (const std::exception& e) {
+    return Error::InvalidInput(std::string("\"model\": ") + e.what());
+  }
+  return Status::Ok();
 }
 
 }  // namespace hubwatch::fakehub

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "tests/fakehub/churn.h"
@@ -132,6 +133,13 @@ class HubState {
 
   // hub_events.cc (all REQUIRE mutex_ held)
   FakeResponse PushControl(const FakeRequest& request);
+  // A new repo `id` whose first commit holds `files`, dated now. REQUIRES: the lock; no repo
+  // has that id.
+  Result<Repo*> CreateLocked(const std::string& id, const std::map<std::string, std::string>& files,
+                             const std::string& title, const std::string& message);
+  // What the listing shows of `repo`: {"pipeline_tag", "library_name", "tags", "downloads",
+  // "likes"}. REQUIRES: the lock.
+  Status SetListedModel(Repo& repo, const nlohmann::json& model);
   Status PushLocked(Repo& repo, const std::map<std::string, std::string>& files,
                     const std::vector<std::string>& removed, const std::string& title,
                     const std::string& message, std::string* new_sha);

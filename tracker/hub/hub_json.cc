@@ -282,6 +282,8 @@ HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
     m.created_at = r.OptString(item, "createdAt");
     m.downloads = r.OptUnsigned(item, "downloads");
     m.likes = r.OptUnsigned(item, "likes");
+    m.pipeline_tag = r.OptString(item, "pipeline_tag");
+    m.library_name = r.OptString(item, "library_name");
     if (r.failed()) break;
     models.push_back(std::move(m));
   }

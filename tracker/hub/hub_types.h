@@ -105,6 +105,8 @@ struct ModelSummary {
   std::optional<std::string> created_at;  // with expand=createdAt
   std::optional<uint64_t> downloads;      // with expand=downloads (the last 30 days)
   std::optional<uint64_t> likes;          // with expand=likes
+  std::optional<std::string> pipeline_tag;  // with expand=pipeline_tag
+  std::optional<std::string> library_name;  // with expand=library_name
 };
 
 // HEAD /{id}/resolve/{rev}/{path}: identity read from the Hub hop, never from the CDN.

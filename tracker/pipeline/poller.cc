@@ -116,7 +116,7 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
 
   void Start() {
     Result<std::optional<store::RepoRecord>> record = p_.store_.repos().GetRepo(repo_);
-    if (!record.ok() || !*record) {
+    if (!record.ok() || !*record || !(*record)->tracked) {
       return FailLocal(record.ok() ? "not a tracked repo" : record.error().message);
     }
     record_ = **record;
@@ -178,6 +178,8 @@ class Poller::RepoPoll : public std::enable_shared_from_this<RepoPoll> {
     }
     hub::CommitsOptions options;
     options.stop_at = cursor_;
+    // A baseline: the head as it is now, without the history that led to it.
+    if (record_.baseline && cursor_.empty()) options.max_commits = 1;
     p_.hub_.Commits(repo_, m.head, options, Then<hub::CommitList>(&RepoPoll::OnCommits));
   }
 

@@ -8,13 +8,24 @@
 namespace hubwatch::store {
 
 Result<std::vector<Delivery>> DeliveryQueue::Due(int64_t now, int64_t limit) {
+  // Follow events' rows (follow_outbox) come with their ids negated, "follow-SEQ" for an
+  // advisory id (the webhook id is made of it) and the event as the body.
   HW_PREPARE(q,
              "SELECT o.id, o.advisory_id, o.target, s.id, s.url, s.secret, a.osv, o.attempts, "
              "o.created_at, o.next_attempt_at FROM outbox o "
              "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
              "JOIN advisories a ON a.id = o.advisory_id "
              "WHERE o.state = 'pending' AND o.next_attempt_at <= ?1 "
-             "ORDER BY o.next_attempt_at, o.id LIMIT ?2");
+             "UNION ALL "
+             "SELECT -f.id, 'follow-' || f.event_seq, 'subscription:' || s.id, s.id, s.url, "
+             "s.secret, json_object('type', 'hubwatch.follow.' || e.kind, 'seq', e.seq, "
+             "'kind', e.kind, 'repo', e.repo, 'rule', e.rule, 'sha', e.sha, 'reason', e.reason, "
+             "'at', strftime('%Y-%m-%dT%H:%M:%SZ', e.at, 'unixepoch')), f.attempts, "
+             "f.created_at, f.next_attempt_at FROM follow_outbox f "
+             "JOIN subscriptions s ON s.id = f.subscription_id AND s.disabled_at IS NULL "
+             "JOIN follow_events e ON e.seq = f.event_seq "
+             "WHERE f.state = 'pending' AND f.next_attempt_at <= ?1 "
+             "ORDER BY 10, 1 LIMIT ?2");
   q.Bind(1, now).Bind(2, limit);
   std::vector<Delivery> out;
   for (;;) {
@@ -39,9 +50,11 @@ Result<std::vector<Delivery>> DeliveryQueue::Due(int64_t now, int64_t limit) {
 
 Result<std::optional<int64_t>> DeliveryQueue::NextAttemptAt() {
   HW_PREPARE(q,
-             "SELECT MIN(o.next_attempt_at) FROM outbox o "
+             "SELECT MIN(at) FROM (SELECT MIN(o.next_attempt_at) AS at FROM outbox o "
              "JOIN subscriptions s ON s.id = o.subscription_id AND s.disabled_at IS NULL "
-             "WHERE o.state = 'pending'");
+             "WHERE o.state = 'pending' UNION ALL SELECT MIN(f.next_attempt_at) FROM "
+             "follow_outbox f JOIN subscriptions s ON s.id = f.subscription_id AND "
+             "s.disabled_at IS NULL WHERE f.state = 'pending')");
   Result<bool> row = q.Step("finding the next delivery");
   if (!row.ok()) return row.error();
   if (!*row || q.IsNull(0)) return std::optional<int64_t>();
@@ -49,6 +62,7 @@ Result<std::optional<int64_t>> DeliveryQueue::NextAttemptAt() {
 }
 
 Status DeliveryQueue::RecordAttempt(const DeliveryAttempt& a) {
+  if (a.outbox_id < 0) return RecordFollowAttempt(a);
   const std::optional<int>& status = a.status;
   if (a.outcome == DeliveryOutcome::kDelivered) {
     HW_PREPARE(q,
@@ -60,6 +74,29 @@ Status DeliveryQueue::RecordAttempt(const DeliveryAttempt& a) {
              "UPDATE outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
              "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
              "WHERE id = ?1 AND state = 'pending'");
+  const bool retry = a.outcome == DeliveryOutcome::kRetry;
+  return q.Bind(1, a.outbox_id)
+      .Bind(2, DeliveryStateName(retry ? DeliveryState::kPending : DeliveryState::kFailed))
+      .Bind(3, a.error)
+      .BindOptional(4, status)
+      .Bind(5, a.at)
+      .Bind(6, retry ? a.next_attempt_at : a.at)
+      .Run("recording a failed delivery");
+}
+
+Status DeliveryQueue::RecordFollowAttempt(const DeliveryAttempt& a) {
+  const std::optional<int>& status = a.status;
+  if (a.outcome == DeliveryOutcome::kDelivered) {
+    HW_PREPARE(q,
+               "UPDATE follow_outbox SET state = 'delivered', attempts = attempts + 1, "
+               "last_error = '', last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 "
+               "WHERE id = -?1");
+    return q.Bind(1, a.outbox_id).BindOptional(2, status).Bind(3, a.at).Run("recording a delivery");
+  }
+  HW_PREPARE(q,
+             "UPDATE follow_outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
+             "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
+             "WHERE id = -?1 AND state = 'pending'");
   const bool retry = a.outcome == DeliveryOutcome::kRetry;
   return q.Bind(1, a.outbox_id)
       .Bind(2, DeliveryStateName(retry ? DeliveryState::kPending : DeliveryState::kFailed))
@@ -86,6 +123,13 @@ Result<int64_t> DeliveryQueue::FailOrphans(int64_t now) {
                "WHERE state = 'pending' AND subscription_id IN "
                "(SELECT id FROM subscriptions WHERE disabled_at IS NOT NULL)");
     HW_TRY(disabled.Bind(1, now).Run("failing deliveries of disabled subscriptions"));
+    failed += sqlite3_changes(db_.handle());
+    HW_PREPARE(follows,
+               "UPDATE follow_outbox SET state = 'failed', last_error = 'subscription removed "
+               "or disabled', last_attempt_at = COALESCE(last_attempt_at, ?1) "
+               "WHERE state = 'pending' AND subscription_id NOT IN "
+               "(SELECT id FROM subscriptions WHERE disabled_at IS NULL)");
+    HW_TRY(follows.Bind(1, now).Run("failing follow deliveries of removed subscriptions"));
     failed += sqlite3_changes(db_.handle());
     return Status::Ok();
   }));

@@ -1,7 +1,8 @@
 #pragma once
 
 // DeliveryQueue: the outbox as the webhook deliverer's work queue - the pending rows of enabled
-// subscriptions, which of them are due, when the next one is, what each attempt came to, rows
+// subscriptions (the advisories', and the follow events' of follow_outbox, whose outbox ids are
+// negative and whose advisory ids are "follow-SEQ"), which of them are due, when the next one is, what each attempt came to, rows
 // held back while an advisory's burst settles, and rows left pending by subscriptions that went
 // away. Who subscribes, and what became of each row, is OutboxStore's. Times are Unix seconds.
 //
@@ -26,7 +27,7 @@ struct Delivery {
   int64_t subscription_id = 0;
   std::string url{};
   std::string secret{};
-  std::string body{};  // the advisory's OSV JSON, as stored
+  std::string body{};  // the advisory's OSV JSON, as stored; or the follow event's JSON
   int64_t attempts = 0;
   int64_t created_at = 0;
   int64_t next_attempt_at = 0;
@@ -61,6 +62,7 @@ class DeliveryQueue {
   Status Defer(const std::string& advisory_id, int64_t until);
 
  private:
+  Status RecordFollowAttempt(const DeliveryAttempt& attempt);
   Database& db_;
 };
 

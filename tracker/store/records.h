@@ -89,6 +89,13 @@ struct RepoRecord {
   // through the API, left alone by the configuration. AddRepo writes it.
   Source source = Source::kApi;
   HubInfo hub_info{};  // UpdateRepoPoll writes it
+  // false: a followed repo that stopped matching its rule, never polled again, its history
+  // kept (FollowStore::Untrack); AddRepo tracks it again.
+  bool tracked = true;
+  // Its first poll records the head it finds as the baseline: no history, no advisory (a repo a
+  // follow rule brought without backfill).
+  bool baseline = false;
+  std::optional<std::string> followed_by{};  // the follow rule that brought it; read only
 };
 
 // What the scheduler needs of a tracked repo: a tenth of a RepoRecord, for listing every repo.
@@ -96,6 +103,29 @@ struct RepoSchedule {
   std::string id{};
   Source source = Source::kApi;
   int64_t next_poll_at = 0;
+};
+
+// A follow rule as stored: its name, where it came from, what it selects and brings (JSON the
+// daemon's configuration reads), and when its whole listing was last walked (0: never).
+struct FollowRuleRecord {
+  std::string name{};
+  Source source = Source::kApi;
+  std::string spec{};  // JSON text
+  int64_t created_at = 0;
+  int64_t walked_at = 0;
+  int64_t tracked = 0;    // repos it brought that are tracked now; read only
+  int64_t untracked = 0;  // repos it brought and untracked since (history kept); read only
+};
+
+// "tracked" or "untracked": a follow rule brought a repo, or the repo stopped matching.
+struct FollowEvent {
+  int64_t seq = 0;  // set by the store; increasing
+  std::string repo{};
+  std::string kind{};  // "tracked", "untracked"
+  std::string rule{};
+  std::string sha{};     // the head the listing showed; "" when unknown
+  std::string reason{};  // why untracked
+  int64_t at = 0;
 };
 
 struct RevisionRecord {

@@ -49,27 +49,37 @@ static Result<RepoRecord> ReadRepo(const Statement& q) {
   if (!pins.ok()) return pins.error();
   r.pins = std::move(pins).value();
   r.caught_up_at = q.IsNull(17) ? 0 : q.Int(17);
+  r.tracked = q.Int(18) != 0;
+  r.baseline = q.Int(19) != 0;
+  r.followed_by = q.OptionalText(20);
   return r;
 }
 
 constexpr const char kRepoColumns[] =
     "SELECT id, refs, state, state_detail, renamed_to, added_at, last_polled_at, next_poll_at, "
     "consecutive_errors, source, last_reconciled_at, last_change_found_by, hub_downloads, "
-    "hub_likes, hub_tags, hub_info_at, pins, caught_up_at FROM repos ";
+    "hub_likes, hub_tags, hub_info_at, pins, caught_up_at, tracked, baseline, "
+    "(SELECT rule FROM follows WHERE follows.repo = repos.id) FROM repos ";
 
 Status RepoStore::AddRepo(const RepoRecord& repo) {
-  HW_PREPARE(q,
-             "INSERT INTO repos (id, refs, added_at, next_poll_at, source, pins) "
-             "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-             "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs, source = excluded.source, "
-             "pins = excluded.pins");
-  return q.Bind(1, repo.id)
-      .Bind(2, ToJsonText(repo.refs))
-      .Bind(3, repo.added_at)
-      .Bind(4, repo.next_poll_at)
-      .Bind(5, SourceName(repo.source))
-      .Bind(6, ToJsonText(repo.pins))
-      .Run("adding repo " + repo.id);
+  return db_.Atomically([&]() -> Status {
+    HW_PREPARE(q,
+               "INSERT INTO repos (id, refs, added_at, next_poll_at, source, pins, baseline) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+               "ON CONFLICT (id) DO UPDATE SET refs = excluded.refs, source = excluded.source, "
+               "pins = excluded.pins, tracked = 1");
+    HW_TRY(q.Bind(1, repo.id)
+               .Bind(2, ToJsonText(repo.refs))
+               .Bind(3, repo.added_at)
+               .Bind(4, repo.next_poll_at)
+               .Bind(5, SourceName(repo.source))
+               .Bind(6, ToJsonText(repo.pins))
+               .Bind(7, int64_t{repo.baseline ? 1 : 0})
+               .Run("adding repo " + repo.id));
+    // Named by the configuration or the API, it is theirs now: no rule untracks it.
+    HW_PREPARE(f, "DELETE FROM follows WHERE repo = ?1");
+    return f.Bind(1, repo.id).Run("claiming repo " + repo.id);
+  });
 }
 
 Status RepoStore::RemoveRepo(const std::string& id) {
@@ -95,7 +105,7 @@ Result<std::vector<RepoRecord>> RepoStore::ListRepos() {
 }
 
 Result<std::vector<RepoSchedule>> RepoStore::ListSchedules() {
-  HW_PREPARE(q, "SELECT id, source, next_poll_at FROM repos ORDER BY id");
+  HW_PREPARE(q, "SELECT id, source, next_poll_at FROM repos WHERE tracked = 1 ORDER BY id");
   return Collect(q, "listing repo schedules", [](Statement& r) -> Result<RepoSchedule> {
     RepoSchedule out{r.Text(0), Source::kApi, r.Int(2)};
     const std::optional<Source> source = ParseSource(r.Text(1));

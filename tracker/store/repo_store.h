@@ -23,11 +23,13 @@ class RepoStore {
  public:
   RepoStore(Database& db, AdvisoryStore& advisories) : db_(db), advisories_(advisories) {}
 
-  Status AddRepo(const RepoRecord& repo);    // inserts, or updates the refs and source of one
+  // Inserts, or updates the refs, source and pins of one (tracking it again if it was
+  // untracked); a repo the configuration or the API names is no longer a rule's.
+  Status AddRepo(const RepoRecord& repo);
   Status RemoveRepo(const std::string& id);  // and everything recorded about it
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
-  Result<std::vector<RepoRecord>> ListRepos();
-  Result<std::vector<RepoSchedule>> ListSchedules();  // every repo, by id
+  Result<std::vector<RepoRecord>> ListRepos();  // untracked ones too (RepoRecord::tracked)
+  Result<std::vector<RepoSchedule>> ListSchedules();  // every tracked repo, by id
   // What a poll found: state, detail, error count, last poll and reconcile, how the last change
   // was found, the Hub's counts; renamed_to when renamed. Not the next poll time: the scheduler
   // decides that (SetNextPoll).

@@ -1,12 +1,13 @@
 #pragma once
 
-// Store: hubwatch's durable state in SQLite, as one Database and eight facades over it:
+// Store: hubwatch's durable state in SQLite, as one Database and nine facades over it:
 // repos() (tracked repos, polling state, ref cursors, the listing's watermark), revisions()
 // (revisions, changes, estimates), queries() (the API's read-only questions about history),
 // http_cache() (the Hub's responses for conditional requests), advisories() (the feed and
 // settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories),
-// outbox() (subscriptions and what became of their deliveries) and deliveries() (the outbox as
-// the webhook deliverer's work queue). A Store owns them all; the facades borrow the Database.
+// outbox() (subscriptions and what became of their deliveries), deliveries() (the outbox as
+// the webhook deliverer's work queue) and follows() (follow rules, the repos they brought, their
+// events). A Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
@@ -20,6 +21,7 @@
 #include "tracker/store/database.h"
 #include "tracker/store/delivery_queue.h"
 #include "tracker/store/derivative_store.h"
+#include "tracker/store/follow_store.h"
 #include "tracker/store/http_cache_store.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
@@ -55,6 +57,7 @@ class Store {
   DerivativeStore& derivatives() { return derivatives_; }
   OutboxStore& outbox() { return outbox_; }
   DeliveryQueue& deliveries() { return deliveries_; }
+  FollowStore& follows() { return follows_; }
 
  private:
   explicit Store(std::unique_ptr<Database> db)
@@ -66,7 +69,8 @@ class Store {
         http_cache_(*db_),
         outbox_(*db_),
         deliveries_(*db_),
-        derivatives_(*db_, advisories_) {}
+        derivatives_(*db_, advisories_),
+        follows_(*db_) {}
 
   std::unique_ptr<Database> db_;
   AdvisoryStore advisories_;
@@ -77,6 +81,7 @@ class Store {
   OutboxStore outbox_;
   DeliveryQueue deliveries_;
   DerivativeStore derivatives_;
+  FollowStore follows_;
 };
 
 }  // namespace hubwatch::store

@@ -1,0 +1,273 @@
+#include "daemon/schedule/follow_watch.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "daemon/service/metrics.h"
+#include "tracker/store/store.h"
+
+namespace hubwatch::schedule {
+namespace {
+
+// How often the watch looks for a rule due a walk.
+constexpr int64_t kTickS = 60;
+
+// The longest run of `glob` without a wildcard: a substring every matching name holds, so the
+// Hub's search= may narrow the walk with it ("" when none is worth sending).
+std::string LiteralPart(const std::string& glob) {
+  std::string best, run;
+  int depth = 0;
+  for (char c : glob) {
+    if (c == '[') ++depth;
+    const bool wild = depth > 0 || c == '*' || c == '?' || c == '\\';
+    if (c == ']') depth = std::max(0, depth - 1);
+    if (wild) {
+      run.clear();
+      continue;
+    }
+    run += c;
+    if (run.size() > best.size()) best = run;
+  }
+  return best.size() >= 2 ? best : "";
+}
+
+}  // namespace
+
+struct FollowWatch::Walk {
+  std::string rule;
+  int64_t started_at = 0;
+};
+
+FollowWatch::FollowWatch(Deps deps, Options options)
+    : deps_(std::move(deps)), options_(options) {}
+
+FollowWatch::~FollowWatch() {
+  *alive_ = false;
+  if (timer_) deps_.clock->Cancel(*timer_);
+}
+
+void FollowWatch::Start() { Tick(); }
+
+void FollowWatch::Stop() {
+  stopped_ = true;
+  if (timer_) deps_.clock->Cancel(*std::exchange(timer_, std::nullopt));
+}
+
+void FollowWatch::SetRules(std::vector<FollowState> rules) {
+  for (FollowState& next : rules) {  // what this run learned of a rule that stays
+    if (FollowState* was = Find(next.rule.name)) {
+      next.capped = was->capped;
+      next.requests = was->requests;
+    }
+  }
+  rules_ = std::move(rules);
+  if (walk_ && !Find(walk_->rule)) walk_.reset();  // its answer is dropped
+  if (!stopped_ && timer_) Arm(0);                 // a new rule walks now
+}
+
+FollowState* FollowWatch::Find(const std::string& name) {
+  for (FollowState& r : rules_) {
+    if (r.rule.name == name) return &r;
+  }
+  return nullptr;
+}
+
+int64_t FollowWatch::total() const {
+  int64_t n = 0;
+  for (const FollowState& r : rules_) n += r.tracked;
+  return n;
+}
+
+std::vector<std::string> FollowWatch::owners() const {
+  std::set<std::string> owners;
+  for (const FollowState& r : rules_) {
+    if (!r.rule.owner.empty()) owners.insert(r.rule.owner);
+  }
+  return {owners.begin(), owners.end()};
+}
+
+bool FollowWatch::needs_details() const {
+  return std::any_of(rules_.begin(), rules_.end(), [](const FollowState& r) {
+    return !config::FollowListingFilters(r.rule).empty() || r.rule.min_downloads > 0 ||
+           r.rule.min_likes > 0;
+  });
+}
+
+void FollowWatch::Arm(int64_t seconds) {
+  if (stopped_) return;
+  if (timer_) deps_.clock->Cancel(*timer_);
+  timer_ = deps_.clock->RunAt(deps_.clock->Now() + std::chrono::seconds(seconds), [this] {
+    timer_.reset();
+    Tick();
+  });
+}
+
+void FollowWatch::Tick() {
+  if (stopped_) return;
+  if (!walk_) {
+    const int64_t now = deps_.clock->UnixSeconds();
+    for (size_t i = 0; i < rules_.size(); ++i) {
+      if (rules_[i].walked_at == 0 || rules_[i].walked_at + options_.reconcile_s <= now) {
+        StartWalk(i);
+        break;
+      }
+    }
+  }
+  Arm(kTickS);
+}
+
+void FollowWatch::StartWalk(size_t index) {
+  const config::FollowRule& rule = rules_[index].rule;
+  walk_ = std::make_unique<Walk>(Walk{rule.name, deps_.clock->UnixSeconds()});
+  hub::ListModelsOptions o;
+  o.author = rule.owner;
+  o.search = LiteralPart(rule.match);
+  o.filter = config::FollowListingFilters(rule);
+  o.expand = {"sha", "lastModified", "pipeline_tag", "library_name", "tags", "downloads",
+              "likes"};
+  o.page_size = options_.page_size;
+  o.max_results = static_cast<size_t>(options_.page_size) *
+                  static_cast<size_t>(std::max(1, options_.max_pages));
+  if (rule.owner.empty()) {  // the whole Hub, by the count it is bounded by, down to it
+    const bool by_downloads = rule.min_downloads > 0;
+    o.sort = by_downloads ? "downloads" : "likes";
+    const uint64_t floor = by_downloads ? rule.min_downloads : rule.min_likes;
+    o.last_wanted = [by_downloads, floor](const hub::ModelSummary& m) {
+      return (by_downloads ? m.downloads : m.likes).value_or(0) < floor;
+    };
+  } else {
+    o.sort = "lastModified";
+  }
+  deps_.hub->ListModels(std::move(o), [this, alive = alive_](auto result, auto& stats) {
+    if (*alive) EndWalk(std::move(result), stats);
+  });
+}
+
+void FollowWatch::EndWalk(hub::HubResult<std::vector<hub::ModelSummary>> result,
+                          const hub::CallStats& stats) {
+  std::unique_ptr<Walk> walk = std::move(walk_);
+  if (stats.requests > 0) deps_.spend(stats.requests);
+  deps_.metrics->counter("hubwatch_follow_requests_total", "listing requests of follow walks")
+      .Add(static_cast<uint64_t>(stats.requests));
+  if (!walk || stopped_) return;  // the rule went, or the service is stopping
+  FollowState* state = Find(walk->rule);
+  if (!state) return;
+  state->requests += stats.requests;
+  const bool ok = result.ok();
+  deps_.metrics
+      ->counter("hubwatch_follow_walks_total", "walks of follow rules' listings by outcome",
+                {{"outcome", ok ? "ok" : "error"}})
+      .Add();
+  if (!ok) {
+    deps_.log->warn("follow rule {}: its listing walk failed after {} request(s): {}; tried again "
+                    "in {} s",
+                    walk->rule, stats.requests, result.error().ToString(), kTickS);
+    return;
+  }
+  // A walk that stopped at its page limit is not complete: nothing is untracked on it.
+  const bool complete = result->size() < static_cast<size_t>(options_.page_size) *
+                                             static_cast<size_t>(std::max(1, options_.max_pages));
+  state->walked_at = walk->started_at;
+  deps_.log->info("follow rule {}: walked its listing, {} repo(s) in {} request(s){}", walk->rule,
+                  result->size(), stats.requests, complete ? "" : " (stopped at the page limit)");
+  TrackMatches(*result, complete ? std::optional<std::string>(walk->rule) : std::nullopt);
+  deps_.store->Write(
+      [rule = walk->rule, at = walk->started_at](store::Store& w) {
+        return w.follows().SetWalked(rule, at);
+      },
+      nullptr);
+}
+
+void FollowWatch::Offer(const std::vector<hub::ModelSummary>& items) {
+  if (!rules_.empty() && !stopped_) TrackMatches(items, std::nullopt);
+}
+
+void FollowWatch::TrackMatches(const std::vector<hub::ModelSummary>& items,
+                               std::optional<std::string> walk_rule) {
+  std::vector<store::FollowTrack> fresh;
+  std::vector<std::string> matched;  // by the walked rule
+  std::map<std::string, int64_t> added;
+  int64_t total = this->total();
+  for (const hub::ModelSummary& m : items) {
+    for (FollowState& r : rules_) {
+      if (walk_rule && r.rule.name != *walk_rule) continue;
+      if (!config::FollowMatches(r.rule, m)) continue;
+      if (walk_rule) matched.push_back(m.id);
+      if (deps_.tracked(m.id) || pending_.count(m.id)) break;
+      if (r.tracked + added[r.rule.name] >= r.rule.max_repos || total >= options_.max_total) {
+        ++r.capped;
+        deps_.metrics->counter("hubwatch_follow_capped_total", "matches skipped over a cap")
+            .Add();
+        continue;  // another rule may still have room
+      }
+      ++added[r.rule.name];
+      ++total;
+      pending_.insert(m.id);
+      fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, m.sha.value_or("")});
+      break;
+    }
+  }
+  if (fresh.empty() && !walk_rule) return;
+  const int64_t now = deps_.clock->UnixSeconds();
+  const int64_t unmatched_before = now - options_.reconcile_s;
+  auto untracked = std::make_shared<std::vector<std::string>>();
+  auto tracked = std::make_shared<std::vector<std::string>>();
+  deps_.store->Write(
+      [fresh, matched, walk_rule, now, unmatched_before, tracked, untracked,
+       targets = deps_.targets](store::Store& w) -> Status {
+        return w.Atomically([&]() -> Status {
+          Result<std::vector<std::string>> t = w.follows().Track(fresh, now, targets);
+          if (!t.ok()) return t.error();
+          *tracked = std::move(t).value();
+          if (!walk_rule) return Status::Ok();
+          if (Status s = w.follows().Matched(*walk_rule, matched, now); !s.ok()) return s;
+          Result<std::vector<std::string>> gone =
+              w.follows().UnmatchedSince(*walk_rule, unmatched_before);
+          if (!gone.ok()) return gone.error();
+          *untracked = std::move(gone).value();
+          return w.follows().Untrack(
+              *untracked, "no longer in the listing of follow rule " + *walk_rule, now, targets);
+        });
+      },
+      [this, alive = alive_, fresh, walk_rule, tracked, untracked](Status s) {
+        if (!*alive) return;
+        for (const store::FollowTrack& t : fresh) pending_.erase(t.repo);
+        if (!s.ok()) {
+          deps_.log->error("follow rules: recording {} repo(s) to track failed: {}", fresh.size(),
+                           s.error().message);
+          return;
+        }
+        std::map<std::string, int64_t> by_rule;
+        for (const store::FollowTrack& t : fresh) {
+          if (std::find(tracked->begin(), tracked->end(), t.repo) == tracked->end()) continue;
+          ++by_rule[t.rule];
+          deps_.log->info("{}: tracked, follow rule {} ({}; listed at {})", t.repo, t.rule,
+                          t.baseline ? "from its head, no history" : "with its history",
+                          t.sha.empty() ? std::string("?") : t.sha.substr(0, 7));
+        }
+        for (const auto& [rule, n] : by_rule) {
+          if (FollowState* r = Find(rule)) r->tracked += n;
+        }
+        for (const std::string& repo : *untracked) {
+          deps_.log->info("{}: untracked, no follow rule's listing shows it any more; its history "
+                          "is kept",
+                          repo);
+        }
+        deps_.metrics->counter("hubwatch_follow_tracked_total", "repos follow rules tracked")
+            .Add(tracked->size());
+        deps_.metrics->counter("hubwatch_follow_untracked_total", "repos follow rules untracked")
+            .Add(untracked->size());
+        if (!tracked->empty()) deps_.track(*tracked);
+        if (!untracked->empty()) {
+          deps_.untrack(*untracked);
+          if (FollowState* r = Find(*walk_rule)) {
+            r->tracked = std::max<int64_t>(0, r->tracked - static_cast<int64_t>(untracked->size()));
+          }
+        }
+        if (!tracked->empty() || !untracked->empty()) deps_.announced();
+      });
+}
+
+}  // namespace hubwatch::schedule
