@@ -150,6 +150,9 @@ nlohmann::json RepoJson(const store::RepoRecord& r) {
                                    : nlohmann::json(nullptr)},
   };
   if (r.renamed_to) j["renamed_to"] = *r.renamed_to;
+  // A follow rule's repo: which rule, and whether it still matches (untracked: history kept).
+  if (r.followed_by) j["followed_by"] = *r.followed_by;
+  if (!r.tracked) j["tracked"] = false;
   return j;
 }
 

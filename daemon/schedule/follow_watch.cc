@@ -14,25 +14,6 @@ namespace {
 // How often the watch looks for a rule due a walk.
 constexpr int64_t kTickS = 60;
 
-// The longest run of `glob` without a wildcard: a substring every matching name holds, so the
-// Hub's search= may narrow the walk with it ("" when none is worth sending).
-std::string LiteralPart(const std::string& glob) {
-  std::string best, run;
-  int depth = 0;
-  for (char c : glob) {
-    if (c == '[') ++depth;
-    const bool wild = depth > 0 || c == '*' || c == '?' || c == '\\';
-    if (c == ']') depth = std::max(0, depth - 1);
-    if (wild) {
-      run.clear();
-      continue;
-    }
-    run += c;
-    if (run.size() > best.size()) best = run;
-  }
-  return best.size() >= 2 ? best : "";
-}
-
 }  // namespace
 
 struct FollowWatch::Walk {
@@ -72,12 +53,6 @@ FollowState* FollowWatch::Find(const std::string& name) {
     if (r.rule.name == name) return &r;
   }
   return nullptr;
-}
-
-int64_t FollowWatch::total() const {
-  int64_t n = 0;
-  for (const FollowState& r : rules_) n += r.tracked;
-  return n;
 }
 
 std::vector<std::string> FollowWatch::owners() const {
@@ -120,38 +95,21 @@ void FollowWatch::Tick() {
 
 void FollowWatch::StartWalk(size_t index) {
   const config::FollowRule& rule = rules_[index].rule;
-  walk_ = std::make_unique<Walk>(Walk{rule.name, deps_.clock->UnixSeconds()});
-  hub::ListModelsOptions o;
-  o.author = rule.owner;
-  o.search = LiteralPart(rule.match);
-  o.filter = config::FollowListingFilters(rule);
-  o.expand = {"sha", "lastModified", "pipeline_tag", "library_name", "tags", "downloads",
-              "likes"};
-  o.page_size = options_.page_size;
-  o.max_results = static_cast<size_t>(options_.page_size) *
-                  static_cast<size_t>(std::max(1, options_.max_pages));
-  if (rule.owner.empty()) {  // the whole Hub, by the count it is bounded by, down to it
-    const bool by_downloads = rule.min_downloads > 0;
-    o.sort = by_downloads ? "downloads" : "likes";
-    const uint64_t floor = by_downloads ? rule.min_downloads : rule.min_likes;
-    o.last_wanted = [by_downloads, floor](const hub::ModelSummary& m) {
-      return (by_downloads ? m.downloads : m.likes).value_or(0) < floor;
-    };
-  } else {
-    o.sort = "lastModified";
-  }
-  deps_.hub->ListModels(std::move(o), [this, alive = alive_](auto result, auto& stats) {
-    if (*alive) EndWalk(std::move(result), stats);
-  });
+  walk_ = std::make_shared<Walk>(Walk{rule.name, deps_.clock->UnixSeconds()});
+  deps_.hub->ListModels(WalkOptions(rule, options_.page_size, options_.max_pages),
+                        [this, alive = alive_, walk = walk_](auto result, auto& stats) {
+                          if (*alive) EndWalk(walk, std::move(result), stats);
+                        });
 }
 
-void FollowWatch::EndWalk(hub::HubResult<std::vector<hub::ModelSummary>> result,
+void FollowWatch::EndWalk(const std::shared_ptr<Walk>& walk,
+                          hub::HubResult<std::vector<hub::ModelSummary>> result,
                           const hub::CallStats& stats) {
-  std::unique_ptr<Walk> walk = std::move(walk_);
   if (stats.requests > 0) deps_.spend(stats.requests);
   deps_.metrics->counter("hubwatch_follow_requests_total", "listing requests of follow walks")
       .Add(static_cast<uint64_t>(stats.requests));
-  if (!walk || stopped_) return;  // the rule went, or the service is stopping
+  if (walk != walk_ || stopped_) return;  // its rule went, or the service is stopping
+  walk_.reset();
   FollowState* state = Find(walk->rule);
   if (!state) return;
   state->requests += stats.requests;
@@ -186,29 +144,17 @@ void FollowWatch::Offer(const std::vector<hub::ModelSummary>& items) {
 
 void FollowWatch::TrackMatches(const std::vector<hub::ModelSummary>& items,
                                std::optional<std::string> walk_rule) {
-  std::vector<store::FollowTrack> fresh;
-  std::vector<std::string> matched;  // by the walked rule
-  std::map<std::string, int64_t> added;
-  int64_t total = this->total();
-  for (const hub::ModelSummary& m : items) {
-    for (FollowState& r : rules_) {
-      if (walk_rule && r.rule.name != *walk_rule) continue;
-      if (!config::FollowMatches(r.rule, m)) continue;
-      if (walk_rule) matched.push_back(m.id);
-      if (deps_.tracked(m.id) || pending_.count(m.id)) break;
-      if (r.tracked + added[r.rule.name] >= r.rule.max_repos || total >= options_.max_total) {
-        ++r.capped;
-        deps_.metrics->counter("hubwatch_follow_capped_total", "matches skipped over a cap")
-            .Add();
-        continue;  // another rule may still have room
-      }
-      ++added[r.rule.name];
-      ++total;
-      pending_.insert(m.id);
-      fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, m.sha.value_or("")});
-      break;
-    }
+  FollowSelection selection =
+      SelectFollows(rules_, items, walk_rule, options_.max_total, [this](const std::string& id) {
+        return deps_.tracked(id) || pending_.count(id) != 0;
+      });
+  if (selection.capped > 0) {
+    deps_.metrics->counter("hubwatch_follow_capped_total", "matches skipped over a cap")
+        .Add(static_cast<uint64_t>(selection.capped));
   }
+  for (const store::FollowTrack& t : selection.fresh) pending_.insert(t.repo);
+  std::vector<store::FollowTrack> fresh = std::move(selection.fresh);
+  std::vector<std::string> matched = std::move(selection.matched);
   if (fresh.empty() && !walk_rule) return;
   const int64_t now = deps_.clock->UnixSeconds();
   const int64_t unmatched_before = now - options_.reconcile_s;

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config/follow_rule.h"
+#include "daemon/schedule/follow_listing.h"
 #include "daemon/service/store_access.h"
 #include "estimator/base/clock.h"
 #include "tracker/hub/client.h"
@@ -46,15 +46,6 @@ class Metrics;
 }
 
 namespace hubwatch::schedule {
-
-// A rule as the watch runs it: what it selects and what the store knows of it.
-struct FollowState {
-  config::FollowRule rule;
-  int64_t walked_at = 0;  // 0: never walked
-  int64_t tracked = 0;    // repos it brought that are tracked now
-  int64_t capped = 0;     // matches skipped over a cap, since the start
-  int64_t requests = 0;   // listing requests its walks made, since the start
-};
 
 class FollowWatch {
  public:
@@ -98,14 +89,14 @@ class FollowWatch {
   bool needs_details() const;
 
   const std::vector<FollowState>& rules() const { return rules_; }
-  int64_t total() const;
 
  private:
   struct Walk;
   void Arm(int64_t seconds);
   void Tick();
   void StartWalk(size_t index);
-  void EndWalk(hub::HubResult<std::vector<hub::ModelSummary>> result, const hub::CallStats& stats);
+  void EndWalk(const std::shared_ptr<Walk>& walk,
+               hub::HubResult<std::vector<hub::ModelSummary>> result, const hub::CallStats& stats);
   // Tracks the matches in one store write; `walk_rule`: after a complete walk of that rule,
   // records its matches and untracks what it no longer shows.
   void TrackMatches(const std::vector<hub::ModelSummary>& items,
@@ -116,7 +107,7 @@ class FollowWatch {
   Options options_;
   std::vector<FollowState> rules_;
   std::set<std::string> pending_;  // being tracked (a store write in flight)
-  std::unique_ptr<Walk> walk_;
+  std::shared_ptr<Walk> walk_;  // the walk in flight; a reply for another one is dropped
   std::optional<TimerId> timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool stopped_ = false;

@@ -7,6 +7,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/config/follow_rule.h"
+#include "daemon/schedule/follow_listing.h"
 
 namespace hubwatch::config {
 namespace {
@@ -99,6 +100,66 @@ TEST(FollowRule, MatchesTheOwnerTheGlobTheFiltersAndTheThresholds) {
   other.tags.push_back("text-generation");  // the Hub lists the pipeline among the tags too
   EXPECT_TRUE(FollowMatches(*r, other));
   EXPECT_EQ(FollowListingFilters(*r), (std::vector<std::string>{"text-generation", "safetensors"}));
+}
+
+FollowRule Rule(const std::string& json) {
+  Result<FollowRule> r = ParseFollowRule(nlohmann::json::parse(json), "rule");
+  EXPECT_TRUE(r.ok()) << json;
+  return r.ok() ? *r : FollowRule{};
+}
+
+TEST(FollowListing, AWalkNarrowsWithTheHubsOwnFiltersAndTheGlobsLiteralPart) {
+  hub::ListModelsOptions o = schedule::WalkOptions(
+      Rule(R"({"owner": "Qwen", "match": "Qwen3-*-Instruct", "library": "transformers"})"), 500,
+      4);
+  EXPECT_EQ(o.author, "Qwen");
+  EXPECT_EQ(o.search, "-Instruct");  // the longest literal run
+  EXPECT_EQ(o.filter, std::vector<std::string>{"transformers"});
+  EXPECT_EQ(o.sort, "lastModified");
+  EXPECT_EQ(o.max_results, 2000u);
+  EXPECT_FALSE(o.last_wanted);
+  EXPECT_EQ(schedule::LiteralPart("*"), "");
+  EXPECT_EQ(schedule::LiteralPart("a[bc]d*"), "");  // no run of 2
+  EXPECT_EQ(schedule::LiteralPart("gemma-[23]*"), "gemma-");
+  // The whole Hub: by downloads, down to the threshold.
+  o = schedule::WalkOptions(Rule(R"({"min_downloads": 1000})"), 1000, 50);
+  EXPECT_EQ(o.author, "");
+  EXPECT_EQ(o.sort, "downloads");
+  hub::ModelSummary m = Listed("a/b");
+  m.downloads = 1000;
+  EXPECT_FALSE(o.last_wanted(m));
+  m.downloads = 999;
+  EXPECT_TRUE(o.last_wanted(m));
+}
+
+TEST(FollowListing, TheFirstMatchingRuleWithRoomTakesARepoAndCapsAreCounted) {
+  std::vector<schedule::FollowState> rules = {
+      {.rule = Rule(R"({"owner": "acme", "match": "big-*", "max_repos": 1})"), .tracked = 0},
+      {.rule = Rule(R"({"owner": "acme", "name": "all", "backfill": true})"), .tracked = 0}};
+  std::vector<hub::ModelSummary> items = {Listed("acme/big-1"), Listed("acme/big-2"),
+                                          Listed("acme/small"), Listed("acme/taken"),
+                                          Listed("other/big-3")};
+  items[0].sha = "s1";
+  schedule::FollowSelection s = schedule::SelectFollows(
+      rules, items, std::nullopt, 100, [](const std::string& id) { return id == "acme/taken"; });
+  ASSERT_EQ(s.fresh.size(), 3u);
+  EXPECT_EQ(s.fresh[0].repo, "acme/big-1");
+  EXPECT_EQ(s.fresh[0].rule, "acme/big-*");
+  EXPECT_TRUE(s.fresh[0].baseline);
+  EXPECT_EQ(s.fresh[0].sha, "s1");
+  EXPECT_EQ(s.fresh[1].repo, "acme/big-2");  // over the first rule's cap: the second takes it
+  EXPECT_EQ(s.fresh[1].rule, "all");
+  EXPECT_FALSE(s.fresh[1].baseline);  // "backfill": its history too
+  EXPECT_EQ(s.fresh[2].repo, "acme/small");
+  EXPECT_EQ(s.capped, 1);
+  EXPECT_EQ(rules[0].capped, 1);
+  EXPECT_TRUE(s.matched.empty());
+  // The overall cap; and a walk of one rule lists what it matched, taken or not.
+  schedule::FollowSelection walk = schedule::SelectFollows(
+      rules, items, "all", 2, [](const std::string& id) { return id == "acme/taken"; });
+  ASSERT_EQ(walk.fresh.size(), 2u);
+  EXPECT_EQ(walk.matched.size(), 4u);
+  EXPECT_EQ(walk.capped, 1);  // acme/small
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "tests/api/http_client.h"
 #include "tests/daemon/service_env.h"
 #include "tests/fakehub/synthetic.h"
+#include "tests/subscriptions/test_support.h"
 
 namespace hubwatch::service::testing {
 namespace {
@@ -67,7 +68,8 @@ class FollowTest : public ServiceTest {
     auto s = OpenStore();
     if (!s) return -1;
     int64_t n = 0;
-    for (const store::FollowRuleRecord& r : *s->follows().ListRules()) n += r.tracked;
+    const std::vector<store::FollowRuleRecord> rules = *s->follows().ListRules();
+    for (const store::FollowRuleRecord& r : rules) n += r.tracked;
     return n;
   }
   // Repos of `prefix` with exactly one revision (their baseline).
@@ -75,7 +77,8 @@ class FollowTest : public ServiceTest {
     auto s = OpenStore();
     if (!s) return -1;
     int n = 0;
-    for (const store::RepoRecord& r : *s->repos().ListRepos()) {
+    const std::vector<store::RepoRecord> repos = *s->repos().ListRepos();
+    for (const store::RepoRecord& r : repos) {
       if (r.id.starts_with(prefix) && r.tracked && s->revisions().ListRevisions(r.id)->size() == 1)
         ++n;
     }
@@ -153,7 +156,20 @@ TEST_F(FollowTest, ARuleTracksAnOwnersReposFromTheirHeadsWithoutAdvisories) {
 }
 
 TEST_F(FollowTest, ANewRepoIsTrackedByTheNextListingRoundAndAnnounced) {
-  StartAndWaitForBaselines(FollowConfig({R"({"owner": "acme", "match": "model-*"})"}), kOwned);
+  subscriptions::testing::Receiver receiver;
+  config::DaemonConfig config = FollowConfig({R"({"owner": "acme", "match": "model-*"})"});
+  const std::string secret = WriteFile("hook.secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  // One subscription asks for the "tracked" events of the fresh repos; the other, for every
+  // advisory, is sent none of them.
+  config.subscriptions.push_back({.url = receiver.url("/follows"),
+                                  .secret_file = secret,
+                                  .repos = "*fresh",
+                                  .kinds = {"tracked"},
+                                  .min_impact = "cosmetic"});
+  config.subscriptions.push_back(
+      {.url = receiver.url("/advisories"), .secret_file = secret, .min_impact = "cosmetic"});
+  config.webhooks.allow_private_targets = true;
+  StartAndWaitForBaselines(config, kOwned);
   api::testing::RawConnection stream(service_->api_port());
   ASSERT_TRUE(stream.Send("GET /api/v1/stream HTTP/1.1\r\nHost: x\r\n\r\n"));
   ASSERT_NE(stream.ReadUntil([](const std::string& s) { return s.find("\r\n\r\n") != s.npos; },
@@ -163,9 +179,10 @@ TEST_F(FollowTest, ANewRepoIsTrackedByTheNextListingRoundAndAnnounced) {
   Publish("acme/model-fresh");
   Publish("acme/other-fresh");  // the rule's glob does not match it
   Publish("elsewhere/model-fresh");
-  // One listing interval (60 s) at most.
-  ASSERT_TRUE(AdvanceUntil([&] { return Followed() == kOwned + 1; }, 60));
-  ASSERT_TRUE(AdvanceUntil([&] { return Baselined("acme/model-fresh") == 1; }, 10));
+  // One listing interval (60 s): its round tracks the new repo, which is polled at once.
+  AdvanceTime(std::chrono::seconds(60));
+  ASSERT_TRUE(WaitUntil([&] { return Followed() == kOwned + 1; }));
+  ASSERT_TRUE(WaitUntil([&] { return Baselined("acme/model-fresh") == 1; }));
   const std::string got = stream.ReadUntil(
       [](const std::string& s) { return s.find("acme/model-fresh") != s.npos; },
       std::chrono::seconds(10));
@@ -177,6 +194,15 @@ TEST_F(FollowTest, ANewRepoIsTrackedByTheNextListingRoundAndAnnounced) {
   auto s = OpenStore();
   EXPECT_FALSE((*s->repos().GetRepo("acme/other-fresh")).has_value());
   EXPECT_FALSE((*s->repos().GetRepo("elsewhere/model-fresh")).has_value());
+  ASSERT_TRUE(WaitUntil([&] { return !receiver.requests().empty(); }));
+  const std::vector<subscriptions::testing::Receiver::Request> sent = receiver.requests();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].target, "/follows");
+  const nlohmann::json event = nlohmann::json::parse(sent[0].body);
+  EXPECT_EQ(event["type"], "hubwatch.follow.tracked");
+  EXPECT_EQ(event["repo"], "acme/model-fresh");
+  EXPECT_EQ(event["rule"], "acme/model-*");
+  EXPECT_FALSE(sent[0].headers.at("webhook-signature").empty());
 }
 
 TEST_F(FollowTest, TheAdminApiAddsListsAndRemovesRulesAndHistoryIsKept) {

@@ -31,12 +31,14 @@ class FollowStoreTest : public ::testing::Test {
   }
   std::vector<std::string> Scheduled() {
     std::vector<std::string> ids;
-    for (const RepoSchedule& s : *store_->repos().ListSchedules()) ids.push_back(s.id);
+    const std::vector<RepoSchedule> schedules = *store_->repos().ListSchedules();
+    for (const RepoSchedule& s : schedules) ids.push_back(s.id);
     return ids;
   }
   std::vector<std::string> EventKinds() {
     std::vector<std::string> kinds;
-    for (const FollowEvent& e : *follows().EventsAfter(0, 100)) kinds.push_back(e.kind + " " + e.repo);
+    const std::vector<FollowEvent> events = *follows().EventsAfter(0, 100);
+    for (const FollowEvent& e : events) kinds.push_back(e.kind + " " + e.repo);
     return kinds;
   }
 

@@ -187,8 +187,8 @@ Status FollowStore::AddEvent(const FollowEvent& e, const FollowTargets& targets)
   const int64_t seq = sqlite3_last_insert_rowid(db_.handle());
   for (int64_t subscription : targets(e.repo, e.kind)) {
     HW_PREPARE(o,
-               "INSERT OR IGNORE INTO follow_outbox (event_seq, subscription_id, next_attempt_at, "
-               "created_at) VALUES (?1, ?2, ?3, ?3)");
+               "INSERT OR IGNORE INTO follow_outbox (event_seq, subscription_id, created_at) "
+               "VALUES (?1, ?2, ?3)");  // due at once, as the outbox's rows
     HW_TRY(o.Bind(1, seq).Bind(2, subscription).Bind(3, e.at).Run("queueing a follow event"));
   }
   return Status::Ok();

@@ -1,0 +1,77 @@
+#include "daemon/schedule/follow_listing.h"
+
+#include <algorithm>
+#include <map>
+
+namespace hubwatch::schedule {
+
+std::string LiteralPart(const std::string& glob) {
+  std::string best, run;
+  int depth = 0;
+  for (char c : glob) {
+    if (c == '[') ++depth;
+    const bool wild = depth > 0 || c == '*' || c == '?' || c == '\\';
+    if (c == ']') depth = std::max(0, depth - 1);
+    if (wild) {
+      run.clear();
+      continue;
+    }
+    run += c;
+    if (run.size() > best.size()) best = run;
+  }
+  return best.size() >= 2 ? best : "";
+}
+
+hub::ListModelsOptions WalkOptions(const config::FollowRule& rule, int page_size, int max_pages) {
+  hub::ListModelsOptions o;
+  o.author = rule.owner;
+  o.search = LiteralPart(rule.match);
+  o.filter = config::FollowListingFilters(rule);
+  o.expand = {"sha", "lastModified", "pipeline_tag", "library_name", "tags", "downloads",
+              "likes"};
+  o.page_size = page_size;
+  o.max_results = static_cast<size_t>(std::max(1, page_size)) *
+                  static_cast<size_t>(std::max(1, max_pages));
+  o.sort = "lastModified";
+  if (rule.owner.empty()) {  // the whole Hub, by the count it is bounded by, down to it
+    const bool by_downloads = rule.min_downloads > 0;
+    o.sort = by_downloads ? "downloads" : "likes";
+    const uint64_t floor = by_downloads ? rule.min_downloads : rule.min_likes;
+    o.last_wanted = [by_downloads, floor](const hub::ModelSummary& m) {
+      return (by_downloads ? m.downloads : m.likes).value_or(0) < floor;
+    };
+  }
+  return o;
+}
+
+FollowSelection SelectFollows(std::vector<FollowState>& rules,
+                              const std::vector<hub::ModelSummary>& items,
+                              const std::optional<std::string>& walk_rule, int64_t max_total,
+                              const std::function<bool(const std::string& id)>& taken) {
+  FollowSelection out;
+  std::map<std::string, int64_t> added;
+  int64_t total = 0;
+  for (const FollowState& r : rules) total += r.tracked;
+  for (const hub::ModelSummary& m : items) {
+    bool in_selection = false;
+    for (FollowState& r : rules) {
+      if (walk_rule && r.rule.name != *walk_rule) continue;
+      if (!config::FollowMatches(r.rule, m)) continue;
+      if (walk_rule) out.matched.push_back(m.id);
+      if (in_selection || taken(m.id)) break;
+      if (r.tracked + added[r.rule.name] >= r.rule.max_repos || total >= max_total) {
+        ++r.capped;
+        ++out.capped;
+        continue;  // another rule may still have room
+      }
+      ++added[r.rule.name];
+      ++total;
+      in_selection = true;
+      out.fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, m.sha.value_or("")});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace hubwatch::schedule
