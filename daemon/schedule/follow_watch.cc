@@ -136,6 +136,7 @@ void FollowWatch::EndWalk(const std::shared_ptr<Walk>& walk,
         return w.follows().SetWalked(rule, at);
       },
       nullptr);
+  Arm(0);  // another rule may be due: one walk after the other
 }
 
 void FollowWatch::Offer(const std::vector<hub::ModelSummary>& items) {
