@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/config/config.h"
+#include "tracker/hub/repo_id.h"
 
 namespace hubwatch::config::field {
 
@@ -68,6 +69,23 @@ Result<std::string> Path(const nlohmann::json& v, const std::string& where,
   if (!p.ok()) return p.error();
   if (p->find('\0') != std::string::npos) return Bad(where + " must not hold a NUL character");
   return Resolve(base_dir, *p);
+}
+
+Result<std::vector<std::string>> RefList(const nlohmann::json& v, const std::string& where) {
+  if (!v.is_array() || v.empty() || v.size() > hub::kMaxTrackedRefs) {
+    return Bad(where + " must be an array of 1 to " + std::to_string(hub::kMaxTrackedRefs) +
+               " branch or tag names");
+  }
+  std::vector<std::string> refs;
+  for (const nlohmann::json& ref : v) {
+    Result<std::string> name = String(ref, where + "[]");
+    if (!name.ok()) return name.error();
+    if (Status valid = hub::ValidateRefName(*name); !valid.ok()) {
+      return Bad(where + "[]: " + valid.error().message);
+    }
+    refs.push_back(*name);
+  }
+  return refs;
 }
 
 }  // namespace hubwatch::config::field

@@ -1,13 +1,14 @@
 #pragma once
 
-// Typed readers of configuration values, shared by the configuration's parsers (config.cc and
-// config_hub.cc). Every error is an InvalidInput naming the key (`where`) and quoting at most
+// Typed readers of configuration values, shared by the configuration's parsers (config.cc,
+// config_hub.cc, config_repos.cc, follow_rule.cc). Every error is an InvalidInput naming the key (`where`) and quoting at most
 // ~90 characters of the offending value.
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "estimator/base/result.h"
 
@@ -33,6 +34,10 @@ Result<int64_t> PositiveInt(const nlohmann::json& v, const std::string& where, i
 
 // A non-empty string.
 Result<std::string> String(const nlohmann::json& v, const std::string& where);
+
+// A list of 1 to hub::kMaxTrackedRefs branch or tag names, each checked as the admin API checks
+// them (hub::ValidateRefName).
+Result<std::vector<std::string>> RefList(const nlohmann::json& v, const std::string& where);
 
 // A path-valued key: a non-empty string without NUL, resolved against the config's directory.
 Result<std::string> Path(const nlohmann::json& v, const std::string& where,

@@ -70,19 +70,9 @@ Result<RepoConfig> ParseRepoEntry(const nlohmann::json& r, const std::string& wh
   }
   repo.id = *id;
   if (r.contains("refs")) {
-    if (!r["refs"].is_array() || r["refs"].empty() || r["refs"].size() > hub::kMaxTrackedRefs) {
-      return Bad(where + ".refs must be an array of 1 to " + std::to_string(hub::kMaxTrackedRefs) +
-                 " branch or tag names");
-    }
-    repo.refs.clear();
-    for (const nlohmann::json& ref : r["refs"]) {
-      Result<std::string> name = String(ref, where + ".refs[]");
-      if (!name.ok()) return name.error();
-      if (Status v = hub::ValidateRefName(*name); !v.ok()) {
-        return Bad(where + ".refs[]: " + v.error().message);
-      }
-      repo.refs.push_back(*name);
-    }
+    Result<std::vector<std::string>> refs = field::RefList(r["refs"], where + ".refs");
+    if (!refs.ok()) return refs.error();
+    repo.refs = std::move(refs).value();
   }
   if (r.contains("pins")) {
     if (!r["pins"].is_array() || r["pins"].size() > hub::kMaxPins) {

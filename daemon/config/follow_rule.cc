@@ -106,20 +106,9 @@ Result<FollowRule> ParseFollowRule(const nlohmann::json& r, const std::string& w
                        "must have a threshold)");
   }
   if (r.contains("refs")) {
-    const nlohmann::json& refs = r["refs"];
-    if (!refs.is_array() || refs.empty() || refs.size() > hub::kMaxTrackedRefs) {
-      return Bad(where + ".refs must be a list of 1 to " + std::to_string(hub::kMaxTrackedRefs) +
-                 " branch or tag names");
-    }
-    rule.refs.clear();
-    for (const nlohmann::json& ref : refs) {
-      Result<std::string> name = String(ref, where + ".refs[]");
-      if (!name.ok()) return name.error();
-      if (Status v = hub::ValidateRefName(*name); !v.ok()) {
-        return Bad(where + ".refs[]: " + v.error().message);
-      }
-      rule.refs.push_back(*name);
-    }
+    Result<std::vector<std::string>> refs = field::RefList(r["refs"], where + ".refs");
+    if (!refs.ok()) return refs.error();
+    rule.refs = std::move(refs).value();
   }
   if (r.contains("backfill")) {
     if (!r["backfill"].is_boolean()) return Bad(where + ".backfill must be true or false");

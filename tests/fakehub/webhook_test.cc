@@ -185,12 +185,51 @@ TEST_F(Webhooks, PushShowsEverywhereAndFires) {
   EXPECT_EQ(got[1].json["repo"]["headSha"], sha2);
 
   const std::string url = hub_->endpoint() + "/_fakehub/repos/";
-  EXPECT_EQ(HttpCall("POST", url + "nobody/nothing/commit", R"({"files":{"a":"b"}})").status, 404);
+  EXPECT_EQ(HttpCall("POST", url + "nobody/nothing/commit", R"({"files":{}})").status, 400);
+  EXPECT_EQ(HttpCall("POST", url + "no-namespace/commit", R"({"files":{"a":"b"}})").status, 400);
   EXPECT_EQ(HttpCall("POST", url + repo + "/commit", "not json").status, 400);
   EXPECT_EQ(HttpCall("POST", url + repo + "/commit", R"({"files":["a"]})").status, 400);
   EXPECT_EQ(HttpCall("POST", url + repo + "/commit", R"({"files":{}})").status, 400);
   EXPECT_EQ(HttpCall("POST", url + repo + "/commit", R"({"files":{"../x":"y"}})").status, 400);
   EXPECT_EQ(HttpCall("POST", url + repo + "/commit", R"({"files":{"a":"b"},"title":7})").status,
+            400);
+}
+
+// A push to a repo that does not exist creates it, as an upload does on the Hub: it lists at the
+// top of its owner's listing with what "model" says of it, and its first head is a webhook with
+// no old sha.
+TEST_F(Webhooks, APushToANewRepoCreatesIt) {
+  Start({});
+  testing::WireResponse created = HttpCall(
+      "POST", hub_->endpoint() + "/_fakehub/repos/newcomer/model-a/commit",
+      R"({"files": {"config.json": "{}"}, "model": {"pipeline_tag": "text-generation",
+          "downloads": 42, "tags": ["safetensors"]}})");
+  ASSERT_EQ(created.status, 200) << created.body;
+  const json reply = json::parse(created.body);
+  EXPECT_EQ(reply["created"], true);
+  EXPECT_EQ(reply["repo"], "newcomer/model-a");
+  EXPECT_EQ(Head("newcomer/model-a"), reply["commit"]);
+  json listed = Get("/api/models?author=newcomer&sort=lastModified&expand[]=sha&expand[]=downloads"
+                    "&expand[]=pipeline_tag&expand[]=tags");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["sha"], reply["commit"]);
+  EXPECT_EQ(listed[0]["downloads"], 42);
+  EXPECT_EQ(listed[0]["pipeline_tag"], "text-generation");
+  EXPECT_EQ(Get("/api/models?filter=text-generation&author=newcomer").size(), 1u);
+  std::vector<Delivery> got = receiver_.WaitFor(1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].json["repo"]["name"], "newcomer/model-a");
+  EXPECT_TRUE(got[0].json["updatedRefs"][0]["oldSha"].is_null());
+  // A second push is an ordinary one; "model" changes what the listing shows.
+  testing::WireResponse again = HttpCall(
+      "POST", hub_->endpoint() + "/_fakehub/repos/newcomer/model-a/commit",
+      R"({"files": {"README.md": "x"}, "model": {"downloads": 7}})");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(json::parse(again.body)["created"], false);
+  EXPECT_EQ(Get("/api/models?author=newcomer&expand[]=downloads")[0]["downloads"], 7);
+  EXPECT_EQ(HttpCall("POST", hub_->endpoint() + "/_fakehub/repos/newcomer/model-a/commit",
+                     R"({"files": {"a": "b"}, "model": {"stars": 1}})")
+                .status,
             400);
 }
 
