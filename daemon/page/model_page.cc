@@ -1,7 +1,7 @@
 #include "daemon/page/model_page.h"
 
 #include "daemon/page/href.h"
-#include "daemon/page/list_pages.h"
+#include "daemon/page/index_page.h"
 #include "daemon/page/sections.h"
 #include "estimator/base/text.h"
 #include "tracker/advisory/time_text.h"
@@ -59,7 +59,7 @@ Document BuildModelPage(const ModelPageInput& in) {
   Document doc;
   doc.title = name + ": GPU memory to fine-tune · hubwatch";
   doc.h1 = name + ": GPU memory to fine-tune";
-  doc.breadcrumb = {Link("Models", "/"), Text(" / "), Link(family, "/#family-" + Anchor(family))};
+  doc.breadcrumb = {Link("Models", "/"), Text(" / "), Link(family, "/?family=" + QueryEscape(family) + "#family-" + Anchor(family))};
   doc.alternates = {
       {"text/markdown", path + ".md" + (in.sha.empty() ? "" : "?revision=" + in.sha)}};
   Spans about = {Text(repo + " "),

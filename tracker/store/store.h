@@ -6,7 +6,8 @@
 // http_cache() (the Hub's responses for conditional requests), advisories() (the feed and
 // settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories),
 // outbox() (subscriptions and what became of their deliveries) and deliveries() (the outbox as
-// the webhook deliverer's work queue). A Store owns them all; the facades borrow the Database.
+// the webhook deliverer's work queue); repo_pages() and change_pages() read the lists a page at
+// a time (repo_pages.h, change_pages.h). A Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
@@ -17,12 +18,14 @@
 
 #include "estimator/base/result.h"
 #include "tracker/store/advisory_store.h"
+#include "tracker/store/change_pages.h"
 #include "tracker/store/database.h"
 #include "tracker/store/delivery_queue.h"
 #include "tracker/store/derivative_store.h"
 #include "tracker/store/http_cache_store.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
+#include "tracker/store/repo_pages.h"
 #include "tracker/store/repo_store.h"
 #include "tracker/store/revision_queries.h"
 #include "tracker/store/revision_store.h"
@@ -55,6 +58,8 @@ class Store {
   DerivativeStore& derivatives() { return derivatives_; }
   OutboxStore& outbox() { return outbox_; }
   DeliveryQueue& deliveries() { return deliveries_; }
+  RepoPages& repo_pages() { return repo_pages_; }
+  ChangePages& change_pages() { return change_pages_; }
 
  private:
   explicit Store(std::unique_ptr<Database> db)
@@ -66,7 +71,9 @@ class Store {
         http_cache_(*db_),
         outbox_(*db_),
         deliveries_(*db_),
-        derivatives_(*db_, advisories_) {}
+        derivatives_(*db_, advisories_),
+        repo_pages_(*db_),
+        change_pages_(*db_) {}
 
   std::unique_ptr<Database> db_;
   AdvisoryStore advisories_;
@@ -77,6 +84,8 @@ class Store {
   OutboxStore outbox_;
   DeliveryQueue deliveries_;
   DerivativeStore derivatives_;
+  RepoPages repo_pages_;
+  ChangePages change_pages_;
 };
 
 }  // namespace hubwatch::store
