@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pages in a real browser: headless Chromium (Debian's `chromium`, installed by .ci/setup)
-# opens /, a family page and a search of the index, the gemma-2-9b-it page, the pages of an encoder, a multimodal model and a checkpoint
-# without a config.json, /changes, /plan and /calibration, and submits the /plan form; the rendered
+# opens the index (/, a family's page, a search), the gemma-2-9b-it page, the pages of an encoder,
+# a multimodal model and a checkpoint without a config.json, /changes, /plan and /calibration, and
+# submits the /plan form; the rendered
 # DOMs (--dump-dom) are checked, html-validate (pinned in tests/browser/js) validates every page,
 # and a full-page screenshot of the gemma-2-9b-it page is saved.
 #
