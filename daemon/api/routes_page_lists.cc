@@ -30,10 +30,13 @@ constexpr size_t kMaxTermBytes = 200;
 std::optional<page::IndexQuery> IndexQueryOf(const QueryParams& query, std::string* error) {
   page::IndexQuery out;
   store::RepoSearch& s = out.search;
-  const std::pair<const char*, std::string*> texts[] = {
-      {"name", &s.name},   {"owner", &s.owner}, {"family", &s.family},
-      {"state", &s.state}, {"after", &s.after}, {"before", &s.before},
-      {"changed_since", &out.changed_since}};
+  const std::pair<const char*, std::string*> texts[] = {{"name", &s.name},
+                                                        {"owner", &s.owner},
+                                                        {"family", &s.family},
+                                                        {"state", &s.state},
+                                                        {"after", &s.after},
+                                                        {"before", &s.before},
+                                                        {"changed_since", &out.changed_since}};
   for (const auto& [name, value] : texts) {
     *value = query.Get(name).value_or("");
     if (value->size() > kMaxTermBytes) {

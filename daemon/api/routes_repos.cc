@@ -254,15 +254,15 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
     if (!again.ok()) return respond(StoreFailure(again.error()));
     if (!again->estimate) return respond(HttpReply::Error(422, again->unavailable));
     const Estimate& fresh = *again->estimate;
-    nlohmann::json body = {{"repo", repo},
-                           {"revision", r.sha},
-                           {"params_total", fresh.params.total},
-                           {"params_active", fresh.params.active},
-                           {"kv_bytes_per_token", fresh.kv.bytes_per_token},
-                           {"parameter_delta", fresh.checkpoint
-                                                   ? nlohmann::json(fresh.checkpoint->parameter_delta)
-                                                   : nlohmann::json()},
-                           {"estimate", EstimateToJson(fresh)}};
+    nlohmann::json body = {
+        {"repo", repo},
+        {"revision", r.sha},
+        {"params_total", fresh.params.total},
+        {"params_active", fresh.params.active},
+        {"kv_bytes_per_token", fresh.kv.bytes_per_token},
+        {"parameter_delta",
+         fresh.checkpoint ? nlohmann::json(fresh.checkpoint->parameter_delta) : nlohmann::json()},
+        {"estimate", EstimateToJson(fresh)}};
     return respond(HttpReply::Json(200, body));
   }
   // An estimate stored before estimates were capped could be hundreds of MB: refused whole.

@@ -55,7 +55,7 @@ Result<std::optional<IndexRow>> LoadRow(store::Store& store, const store::RepoKe
   if (!r.ok()) return r.error();
   if (!r->has_value()) return std::optional<IndexRow>();  // removed since the page's query
   IndexRow row{key.id, key.family, std::string(store::RepoStateName((*r)->state)), {}, "", 0, 0,
-               0, {}};
+               0,      {}};
   Result<std::optional<store::EstimateRecord>> e = store.revisions().LatestEstimate(key.id);
   if (!e.ok()) return e.error();
   if (e->has_value()) Figures((*e)->estimate, row);
@@ -114,8 +114,7 @@ Table ModelTable(const IndexPage& page, bool with_family) {
                            {Chip(r.state, r.state == "ok" ? Tone::kGood : Tone::kWarn)},
                            std::move(last)};
     if (with_family) {
-      row.insert(row.begin() + 1,
-                 Spans{Link(r.family, "/?family=" + QueryEscape(r.family))});
+      row.insert(row.begin() + 1, Spans{Link(r.family, "/?family=" + QueryEscape(r.family))});
     }
     t.rows.push_back(std::move(row));
   }
@@ -124,9 +123,9 @@ Table ModelTable(const IndexPage& page, bool with_family) {
 
 FilterForm SearchForm(const IndexQuery& q) {
   std::vector<std::string> states;
-  for (store::RepoState s : {store::RepoState::kOk, store::RepoState::kGated,
-                             store::RepoState::kRenamed, store::RepoState::kDeleted,
-                             store::RepoState::kDisabled, store::RepoState::kErroring}) {
+  for (store::RepoState s :
+       {store::RepoState::kOk, store::RepoState::kGated, store::RepoState::kRenamed,
+        store::RepoState::kDeleted, store::RepoState::kDisabled, store::RepoState::kErroring}) {
     states.emplace_back(store::RepoStateName(s));
   }
   const store::RepoSearch& s = q.search;
@@ -162,10 +161,10 @@ Result<IndexPage> LoadIndexPage(store::Store& store, IndexQuery query, bool land
   // they came for most likely is, and a full one; every other family is one link away in the
   // families table, and any model one search away. (index.json lists every repo instead.)
   if (land && !HasFilter(query.search) && !page.families.empty()) {
-    query.search.family = std::max_element(page.families.begin(), page.families.end(),
-                                           [](const auto& a, const auto& b) {
-                                             return a.repos < b.repos;
-                                           })->family;
+    query.search.family =
+        std::max_element(page.families.begin(), page.families.end(),
+                         [](const auto& a, const auto& b) { return a.repos < b.repos; })
+            ->family;
   }
   store::RepoSearch search = query.search;
   search.limit = query.search.limit + 1;  // one more: is there a page beyond?
@@ -190,10 +189,13 @@ Result<IndexPage> LoadIndexPage(store::Store& store, IndexQuery query, bool land
 std::string IndexHref(const std::string& base, const IndexQuery& q, const std::string& after,
                       const std::string& before) {
   const store::RepoSearch& s = q.search;
-  const std::pair<const char*, const std::string*> params[] = {
-      {"name", &s.name},   {"owner", &s.owner},           {"family", &s.family},
-      {"state", &s.state}, {"changed_since", &q.changed_since}, {"after", &after},
-      {"before", &before}};
+  const std::pair<const char*, const std::string*> params[] = {{"name", &s.name},
+                                                               {"owner", &s.owner},
+                                                               {"family", &s.family},
+                                                               {"state", &s.state},
+                                                               {"changed_since", &q.changed_since},
+                                                               {"after", &after},
+                                                               {"before", &before}};
   std::string out;
   for (const auto& [name, value] : params) {
     if (value->empty() || (name == std::string_view("after") && !before.empty())) continue;
@@ -211,9 +213,8 @@ Document BuildIndexPage(const IndexPage& page) {
   doc.h1 = "Tracked models: GPU memory to fine-tune";
   doc.alternates = {{"application/json", IndexHref("/index.json", page.query, "", "")}};
   doc.lead.push_back(Paragraph{
-      {Text(Grouped(static_cast<uint64_t>(page.total)) +
-            " models in " + Grouped(page.families.size()) +
-            (page.more_families ? "+" : "") +
+      {Text(Grouped(static_cast<uint64_t>(page.total)) + " models in " +
+            Grouped(page.families.size()) + (page.more_families ? "+" : "") +
             " families. Each links to its page: exact size, what fits on which card, and every "
             "revision. "),
        Link("Paste a model instead", "/plan"), Text(" · "), Link("All tracked changes", "/changes"),
@@ -228,15 +229,16 @@ Document BuildIndexPage(const IndexPage& page) {
   }
   if (!ft.rows.empty()) families.blocks.push_back(std::move(ft));
   if (page.more_families) {
-    families.blocks.push_back(Paragraph{{Text(
-        "The first " + Grouped(kIndexFamilies) +
-        " families by name; the search form's family field finds any other.")}});
+    families.blocks.push_back(
+        Paragraph{{Text("The first " + Grouped(kIndexFamilies) +
+                        " families by name; the search form's family field finds any other.")}});
   }
 
   const store::RepoSearch& s = page.query.search;
   const bool family_page = FamilyOnly(s);
   Section models{family_page ? "family-" + Anchor(s.family) : "models",
-                 family_page ? s.family : "Models matching " + Asked(page.query), {}};
+                 family_page ? s.family : "Models matching " + Asked(page.query),
+                 {}};
   if (page.rows.empty()) {
     models.blocks.push_back(Paragraph{
         {Text(page.total == 0 ? "No repo is tracked: add one to the configuration's repos, or "

@@ -46,7 +46,7 @@ struct IndexQuery {
 };
 
 struct IndexPage {
-  IndexQuery query;  // as shown (the landing page's family filled in)
+  IndexQuery query;                          // as shown (the landing page's family filled in)
   std::vector<store::FamilyCount> families;  // the first kIndexFamilies by name
   bool more_families = false;
   int64_t total = 0;  // repos tracked

@@ -64,12 +64,12 @@ Document BuildChangesPage(const ChangesPage& page) {
   for (int i = 0; i <= static_cast<int>(diff::ChangeKind::kError); ++i) {
     kinds.emplace_back(diff::KindName(static_cast<diff::ChangeKind>(i)));
   }
-  doc.lead.push_back(FilterForm{
-      "/changes",
-      {{"repo", "Model", f.repo, {}, "google/gemma-2-9b-it"},
-       {"kind", "Kind", f.kind, kinds, ""},
-       {"impact", "Impact", f.impact, {"cosmetic", "behavioral", "breaking"}, ""},
-       {"since", "Since", page.since, {}, "a revision or 2024-06-01"}}});
+  doc.lead.push_back(
+      FilterForm{"/changes",
+                 {{"repo", "Model", f.repo, {}, "google/gemma-2-9b-it"},
+                  {"kind", "Kind", f.kind, kinds, ""},
+                  {"impact", "Impact", f.impact, {"cosmetic", "behavioral", "breaking"}, ""},
+                  {"since", "Since", page.since, {}, "a revision or 2024-06-01"}}});
   Section s{"changes", "Changes", {}};
   Table t{"Changes, newest commit first",
           {"committed", "model", "revision", "kind", "impact", "summary"},

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "daemon/page/document.h"
-#include "tracker/store/records.h"
 #include "tracker/store/change_pages.h"
+#include "tracker/store/records.h"
 
 namespace hubwatch::page {
 

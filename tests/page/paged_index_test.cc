@@ -199,9 +199,9 @@ TEST_F(PagedIndexTest, BadCursorsTimesAndTermsAreRefused) {
   const std::string long_term(201, 'a');
   for (const std::string& target : std::vector<std::string>{
            "/?after=a&before=b", "/?changed_since=someday", "/?state=vibes", "/?owner=a/b",
-        "/?limit=101", "/?limit=0", "/?name=" + long_term, "/?family=" + long_term,
-        "/changes?before=12", "/changes?before=abc.def", "/changes?before=1.0",
-        "/changes?before=" + std::string(50, '1') + ".1"}) {
+           "/?limit=101", "/?limit=0", "/?name=" + long_term, "/?family=" + long_term,
+           "/changes?before=12", "/changes?before=abc.def", "/changes?before=1.0",
+           "/changes?before=" + std::string(50, '1') + ".1"}) {
     const HttpResponse r = Get(target);
     EXPECT_EQ(r.status, 400) << target;
     EXPECT_NE(r.body.find("<p class=\"error\">"), std::string::npos) << target;

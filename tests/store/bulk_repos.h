@@ -41,16 +41,15 @@ inline RevisionIngest BulkRevision(const std::string& repo, int i, int64_t commi
   c.summary = "rope_theta 10000 -> " + std::to_string(i);
   in.changes = {c};
   if (!family.empty()) {
-    in.estimate = EstimateRecord{
-        repo,
-        sha,
-        {{"schema", "hubwatch.estimate/1"},
-         {"params", {{"total", 1000 + i}}},
-         {"model", {{"model_type", family}, {"source", "modelled"}}}},
-        static_cast<uint64_t>(1000 + i),
-        static_cast<uint64_t>(1000 + i),
-        0,
-        {}};
+    in.estimate = EstimateRecord{repo,
+                                 sha,
+                                 {{"schema", "hubwatch.estimate/1"},
+                                  {"params", {{"total", 1000 + i}}},
+                                  {"model", {{"model_type", family}, {"source", "modelled"}}}},
+                                 static_cast<uint64_t>(1000 + i),
+                                 static_cast<uint64_t>(1000 + i),
+                                 0,
+                                 {}};
   }
   in.ref_heads = {{"main", sha}};
   return in;

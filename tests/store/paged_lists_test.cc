@@ -103,9 +103,10 @@ TEST_F(PagedListsTest, EveryQueryOfThePagesReadsAnIndex) {
   }
   EXPECT_GE(checked, 64 + 8);
   // The two that matter most at 100,000 repos, by name.
-  const std::vector<std::string> family = Plan(
-      db, "SELECT id, family, COALESCE(last_change_at, 0) FROM repos WHERE id > ?7 AND family = "
-          "?4 ORDER BY id LIMIT ?8");
+  const std::vector<std::string> family =
+      Plan(db,
+           "SELECT id, family, COALESCE(last_change_at, 0) FROM repos WHERE id > ?7 AND family = "
+           "?4 ORDER BY id LIMIT ?8");
   ASSERT_EQ(family.size(), 1u);
   EXPECT_NE(family[0].find("USING INDEX repos_by_family (family=? AND id>?)"), std::string::npos)
       << family[0];
@@ -161,10 +162,10 @@ TEST_F(PagedListsTest, FiltersFindWhatTheyNameAndNothingElse) {
   EXPECT_EQ(owner.size(), 20u);
   for (const std::string& id : owner) EXPECT_TRUE(id.starts_with("bulk-01/")) << id;
   EXPECT_EQ(Ids({.name = "upper", .limit = 10}), std::vector<std::string>{"Bulk-01/UPPER"});
-  EXPECT_EQ(Ids({.name = "MODEL-00019", .limit = 10}),
-            (std::vector<std::string>{BulkId(190), BulkId(191), BulkId(192), BulkId(193),
-                                      BulkId(194), BulkId(195), BulkId(196), BulkId(197),
-                                      BulkId(198), BulkId(199)}));
+  EXPECT_EQ(
+      Ids({.name = "MODEL-00019", .limit = 10}),
+      (std::vector<std::string>{BulkId(190), BulkId(191), BulkId(192), BulkId(193), BulkId(194),
+                                BulkId(195), BulkId(196), BulkId(197), BulkId(198), BulkId(199)}));
   EXPECT_EQ(Ids({.family = "fam-3", .limit = 1000}).size(), 29u);  // 3, 10, ..., 199
   EXPECT_EQ(Ids({.family = "unknown", .limit = 1000}).size(), 3u);
   EXPECT_EQ(Ids({.changed_since = kBulkEpoch + 190, .limit = 1000}).size(), 10u);
@@ -243,7 +244,8 @@ TEST_F(PagedListsTest, ChangeCursorsWalkNewestCommitFirstOnce) {
   auto of = store_->change_pages().OfRepo({.repo = BulkId(7), .limit = 10}, 0);
   ASSERT_TRUE(of.ok());
   ASSERT_EQ(of->size(), 1u);
-  EXPECT_TRUE(store_->change_pages().OfRepo({.repo = BulkId(7), .limit = 10}, of->front())->empty());
+  EXPECT_TRUE(
+      store_->change_pages().OfRepo({.repo = BulkId(7), .limit = 10}, of->front())->empty());
 }
 
 }  // namespace

@@ -22,16 +22,17 @@ Result<std::vector<ChangeKey>> ChangePages::Newest(const ChangeSearch& s) {
       .Bind(6, from_newest ? std::numeric_limits<int64_t>::max() : s.before.id)
       .Bind(7, s.after_revision)
       .Bind(8, s.limit);
-  return Collect(q, "paging changes",
-                 [](Statement& r) { return ChangeKey{r.Int(0), r.Int(1)}; });
+  return Collect(q, "paging changes", [](Statement& r) { return ChangeKey{r.Int(0), r.Int(1)}; });
 }
 
 Result<std::vector<int64_t>> ChangePages::OfRepo(const Query& query, int64_t after_id) {
-  HW_PREPARE(q,
-             "SELECT id FROM changes WHERE repo = ?1 AND id > ?2 AND (?3 = '' OR kind = ?3) "
-             "AND created_at >= ?4 AND committed_at >= ?5 AND " HW_SINCE("changes", "0", "0",
-                                                                         "?6") " ORDER BY id "
-                                                                                "LIMIT ?7");
+  // clang-format off
+  static const std::string sql =
+      "SELECT id FROM changes WHERE repo = ?1 AND id > ?2 AND (?3 = '' OR kind = ?3) "
+      "AND created_at >= ?4 AND committed_at >= ?5 AND "
+      HW_SINCE("changes", "0", "0", "?6") " ORDER BY id LIMIT ?7";
+  // clang-format on
+  HW_PREPARE(q, sql);
   q.Bind(1, query.repo)
       .Bind(2, after_id)
       .Bind(3, query.kind)

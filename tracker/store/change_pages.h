@@ -36,8 +36,8 @@ struct ChangeSearch {
   std::string repo;
   std::string kind;
   std::string impact;
-  int64_t committed_since = 0;   // committed at or after (Unix seconds), as Query's
-  std::string after_revision;    // as Query's; REQUIRES repo
+  int64_t committed_since = 0;  // committed at or after (Unix seconds), as Query's
+  std::string after_revision;   // as Query's; REQUIRES repo
   ChangeCursor before;
   int64_t limit = 50;  // REQUIRES: 1 or more
 };

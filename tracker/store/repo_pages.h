@@ -28,14 +28,14 @@ struct FamilyCount {
 
 // Which repos, and where the page starts. Empty / 0 means "any".
 struct RepoSearch {
-  std::string name;     // a substring of the id, ASCII case-insensitive
-  std::string owner;    // the namespace, exactly ("google")
-  std::string family;   // exactly, as repos.family
-  std::string state;    // a RepoStateName
+  std::string name;           // a substring of the id, ASCII case-insensitive
+  std::string owner;          // the namespace, exactly ("google")
+  std::string family;         // exactly, as repos.family
+  std::string state;          // a RepoStateName
   int64_t changed_since = 0;  // a change committed at or after (Unix seconds)
-  std::string after;    // ids after this one, ascending (the next page)...
-  std::string before;   // ...or, when set, the ids before this one (the previous page)
-  int64_t limit = 100;  // REQUIRES: 1 or more
+  std::string after;          // ids after this one, ascending (the next page)...
+  std::string before;         // ...or, when set, the ids before this one (the previous page)
+  int64_t limit = 100;        // REQUIRES: 1 or more
 };
 
 // A repo as the lists need it beside its RepoRecord.

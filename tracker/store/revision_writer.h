@@ -5,8 +5,8 @@
 // (summaries and details bounded as diff says), its estimate, its advisories (through
 // AdvisoryStore::RecordAdvisories, with their outbox rows), the repo's ref cursors and the
 // revisions it rewrote away - and what the paged lists read of the repo without a subquery
-// (repos.family, repos.last_change_at, changes.committed_at). RevisionStore::Ingest decides whether a revision is new and holds
-// the transaction; this writes what it adds.
+// (repos.family, repos.last_change_at, changes.committed_at). RevisionStore::Ingest decides
+// whether a revision is new and holds the transaction; this writes what it adds.
 //
 // Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
 // the AdvisoryStore, which must outlive it.
