@@ -179,7 +179,7 @@ Result<IndexPage> LoadIndexPage(store::Store& store, IndexQuery query, bool land
     if (row->has_value()) page.rows.push_back(std::move(**row));
   }
   if (!keys->empty()) {
-    if (backward ? true : more) page.next_after = keys->back().id;
+    if (backward || more) page.next_after = keys->back().id;
     if (backward ? more : !query.search.after.empty()) page.previous_before = keys->front().id;
   }
   page.query = std::move(query);
