@@ -10,6 +10,7 @@
 -- repos.last_change_at: the newest commit time (Unix seconds; the first-seen time of a revision
 --   without one) of a revision of the repo that has a change; NULL: no change yet.
 -- changes.committed_at: its revision's commit time, the same way: what "since TIME" compares.
+-- repo_families: the families with their counts (below).
 ALTER TABLE repos ADD COLUMN family TEXT NOT NULL DEFAULT 'unknown';
 ALTER TABLE repos ADD COLUMN last_change_at INTEGER;
 ALTER TABLE changes ADD COLUMN committed_at INTEGER NOT NULL DEFAULT 0;
@@ -31,7 +32,30 @@ UPDATE repos SET family = COALESCE((
   WHERE e.repo = repos.id AND r.rewritten_away = 0 AND json_valid(e.estimate)
   ORDER BY r.ingest_order DESC LIMIT 1), 'unknown');
 
--- The index's family pages and counts, the search's filters, "changed since".
+-- How many repos each family has, kept by triggers on repos: the index shows the families with
+-- their counts on every page, which would otherwise count every repo per request.
+CREATE TABLE repo_families (
+  family TEXT PRIMARY KEY,
+  repos  INTEGER NOT NULL
+) STRICT;
+INSERT INTO repo_families (family, repos) SELECT family, count(*) FROM repos GROUP BY family;
+CREATE TRIGGER repo_families_insert AFTER INSERT ON repos BEGIN
+  INSERT INTO repo_families (family, repos) VALUES (NEW.family, 1)
+    ON CONFLICT (family) DO UPDATE SET repos = repos + 1;
+END;
+CREATE TRIGGER repo_families_delete AFTER DELETE ON repos BEGIN
+  UPDATE repo_families SET repos = repos - 1 WHERE family = OLD.family;
+  DELETE FROM repo_families WHERE family = OLD.family AND repos <= 0;
+END;
+CREATE TRIGGER repo_families_update AFTER UPDATE OF family ON repos
+  WHEN OLD.family IS NOT NEW.family BEGIN
+  UPDATE repo_families SET repos = repos - 1 WHERE family = OLD.family;
+  DELETE FROM repo_families WHERE family = OLD.family AND repos <= 0;
+  INSERT INTO repo_families (family, repos) VALUES (NEW.family, 1)
+    ON CONFLICT (family) DO UPDATE SET repos = repos + 1;
+END;
+
+-- The index's family pages, the search's filters, "changed since".
 CREATE INDEX repos_by_family ON repos (family, id);
 CREATE INDEX repos_by_state ON repos (state, id);
 CREATE INDEX repos_by_last_change ON repos (last_change_at);

@@ -51,16 +51,15 @@ std::string AsciiLower(std::string text) {
 
 Result<std::vector<FamilyCount>> RepoPages::Families(const std::string& after, int64_t limit) {
   HW_PREPARE(q,
-             "SELECT family, count(*) FROM repos WHERE family > ?1 GROUP BY family "
-             "ORDER BY family LIMIT ?2");
+             "SELECT family, repos FROM repo_families WHERE family > ?1 ORDER BY family "
+             "LIMIT ?2");
   q.Bind(1, after).Bind(2, limit);
-  return Collect(q, "counting repos by family", [](Statement& r) {
-    return FamilyCount{r.Text(0), r.Int(1)};
-  });
+  return Collect(q, "listing the families",
+                 [](Statement& r) { return FamilyCount{r.Text(0), r.Int(1)}; });
 }
 
 Result<int64_t> RepoPages::Count() {
-  HW_PREPARE(q, "SELECT count(*) FROM repos");
+  HW_PREPARE(q, "SELECT COALESCE(sum(repos), 0) FROM repo_families");
   Result<bool> row = q.Step("counting repos");
   if (!row.ok()) return row.error();
   return *row ? q.Int(0) : 0;

@@ -49,10 +49,10 @@ class RepoPages {
  public:
   explicit RepoPages(Database& db) : db_(db) {}
 
-  // The families, by name, after `after`, at most `limit`, each with its count (one read of
-  // the family index).
+  // The families, by name, after `after`, at most `limit`, each with its count (from
+  // repo_families, which triggers on repos keep: one row a family, never a count of repos).
   Result<std::vector<FamilyCount>> Families(const std::string& after, int64_t limit);
-  // How many repos are tracked.
+  // How many repos are tracked (the sum of the family counts).
   Result<int64_t> Count();
   // At most `limit` repos matching `search`, in ascending id order (also for `before`).
   Result<std::vector<RepoKey>> Find(const RepoSearch& search);
