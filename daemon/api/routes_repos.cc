@@ -84,7 +84,10 @@ void ListRepos(const ApiContext& ctx, const HttpRequest& request, Respond respon
   for (const store::RepoKey& key : *keys) {
     Result<std::optional<store::RepoRecord>> r = ctx.reads().repos().GetRepo(key.id);
     if (!r.ok()) return respond(StoreFailure(r.error()));
-    if (!r->has_value()) continue;  // removed since the page's query
+    if (!r->has_value()) {  // removed since the page's query: still a cursor
+      last = key.id;
+      continue;
+    }
     Result<nlohmann::json> j = RepoWithPinsJson(ctx.reads(), **r);
     if (!j.ok()) return respond(StoreFailure(j.error()));
     if (!budget.Fits(*j)) {
@@ -200,7 +203,10 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
   for (const int64_t id : *ids) {
     Result<std::optional<store::ChangeRecord>> c = ctx.reads().revisions().GetChange(id);
     if (!c.ok()) return respond(StoreFailure(c.error()));
-    if (!c->has_value()) continue;
+    if (!c->has_value()) {  // its repo removed since the page's query: still a cursor
+      last = id;
+      continue;
+    }
     nlohmann::json j = ChangeJson(**c);
     if (!budget.Fits(j)) {
       truncated = true;

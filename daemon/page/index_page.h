@@ -62,8 +62,8 @@ bool HasFilter(const store::RepoSearch& search);
 // models (see index_page.cc). Reads one page of repos, one estimate and one change each.
 Result<IndexPage> LoadIndexPage(store::Store& store, IndexQuery query, bool land);
 Document BuildIndexPage(const IndexPage& page);
-// hubwatch.index/2: the families, the page's models, `next` (the URL of the next page, or
-// null), and /calibration's summary.
+// hubwatch.index/2: the families with their counts, the page's models, `next_after` (the
+// cursor), `next` and `previous` (the paths of those pages, or null), and /calibration's summary.
 nlohmann::json IndexJson(const IndexPage& page);
 
 // The path of the index page (`base`: "/" or "/index.json") for `query` with the cursor

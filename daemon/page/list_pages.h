@@ -15,7 +15,7 @@
 namespace hubwatch::page {
 
 // One page of GET /changes: the filters it was asked with, the changes, and the cursor of the
-// next page (0: none).
+// next page.
 struct ChangesPage {
   store::ChangeSearch filter;
   std::string since;  // as asked (a revision or a time), "" for none

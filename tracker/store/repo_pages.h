@@ -3,8 +3,8 @@
 // RepoPages: the tracked repos a page at a time, for the index, its search and
 // GET /api/v1/repos - by family (repos.family) with their counts, and found by name, owner,
 // family, state and "changed since" (repos.last_change_at), always in id order from a keyset
-// cursor (the last id shown), never an offset: a repo added between two pages shows up on the
-// page its id sorts to, and no repo is seen twice. Every query reads an index of repos
+// cursor (the last id shown), never an offset: no repo is seen twice, and a repo added between
+// two pages is shown when its id sorts after the cursor. Every query reads an index of repos
 // (schema/migrations/0012_paged_lists.sql); the name substring walks the id index from the
 // cursor (an index read, stopping at the page's end). It returns the keys; callers read the
 // repos through RepoStore::GetRepo, so the table keeps one row reader.
