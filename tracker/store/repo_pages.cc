@@ -54,8 +54,9 @@ Result<std::vector<FamilyCount>> RepoPages::Families(const std::string& after, i
              "SELECT family, repos FROM repo_families WHERE family > ?1 ORDER BY family "
              "LIMIT ?2");
   q.Bind(1, after).Bind(2, limit);
-  return Collect(q, "listing the families",
-                 [](Statement& r) { return FamilyCount{r.Text(0), r.Int(1)}; });
+  return Collect(q, "listing the families", [](Statement& r) {
+    return FamilyCount{r.Text(0), r.Int(1)};
+  });
 }
 
 Result<int64_t> RepoPages::Count() {

@@ -29,7 +29,6 @@ class RevisionWriter {
  private:
   Status UpdateListedFacts(const RevisionRecord& rev, bool changed);
 
-
   Database& db_;
   AdvisoryStore& advisories_;
 };
