@@ -84,21 +84,28 @@ Result<audit::AuditAdvisory> ServerEvidence::Advisory(const std::string& id) {
 Result<const nlohmann::json*> ServerEvidence::DerivativeOf(const std::string& repo) {
   if (!derivatives_read_) {
     derivatives_read_ = true;
-    Result<nlohmann::json> repos = api_.Get("/api/v1/repos");
-    if (!repos.ok()) return repos.error();
-    const auto list = repos->find("repos");
-    for (const nlohmann::json& r :
-         list != repos->end() && list->is_array() ? *list : nlohmann::json::array()) {
-      const std::string upstream = r.is_object() ? Text(r, "id") : "";
-      if (upstream.empty()) continue;
-      Result<nlohmann::json> d = api_.Get(RepoPath(upstream) + "/derivatives");
-      if (!d.ok()) return d.error();
-      const auto entries = d->find("derivatives");
-      if (entries == d->end() || !entries->is_array()) continue;
-      for (const nlohmann::json& e : *entries) {
-        if (e.is_object()) derivatives_.emplace(Text(e, "id"), std::make_pair(upstream, e));
+    // The repo list is paged: each reply names the next page (next_after) while there is one.
+    std::string after;
+    do {
+      Result<nlohmann::json> repos =
+          api_.Get("/api/v1/repos" + (after.empty() ? "" : "?after=" + UrlEscape(after)));
+      if (!repos.ok()) return repos.error();
+      const auto list = repos->find("repos");
+      for (const nlohmann::json& r :
+           list != repos->end() && list->is_array() ? *list : nlohmann::json::array()) {
+        const std::string upstream = r.is_object() ? Text(r, "id") : "";
+        if (upstream.empty()) continue;
+        Result<nlohmann::json> d = api_.Get(RepoPath(upstream) + "/derivatives");
+        if (!d.ok()) return d.error();
+        const auto entries = d->find("derivatives");
+        if (entries == d->end() || !entries->is_array()) continue;
+        for (const nlohmann::json& e : *entries) {
+          if (e.is_object()) derivatives_.emplace(Text(e, "id"), std::make_pair(upstream, e));
+        }
       }
-    }
+      const std::string next = Text(*repos, "next_after");
+      after = next > after ? next : "";  // a cursor that does not move ends the walk
+    } while (!after.empty());
   }
   auto it = derivatives_.find(repo);
   return it == derivatives_.end() ? nullptr : &it->second.second;

@@ -1,10 +1,13 @@
 // Repository resources: GET /api/v1/repos, .../{ns}/{name}, revisions, one revision with its
-// changes, changes, estimate.
+// changes, changes, estimate. The lists are paged from keyset cursors (the last key shown:
+// `after` a repo id or a change id, `before` a revision), never offsets, and each reply carries
+// the next page's cursor while there is one.
 
 #include <nlohmann/json.hpp>
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/query_params.h"
+#include "daemon/page/href.h"
 #include "daemon/page/page_data.h"
 #include "estimator/report.h"
 #include "tracker/advisory/time_text.h"
@@ -37,16 +40,70 @@ std::optional<HttpReply> Limit(const QueryParams& query, int64_t* limit) {
   return std::nullopt;
 }
 
-void ListRepos(const ApiContext& ctx, Respond respond) {
-  Result<std::vector<store::RepoRecord>> repos = ctx.reads().repos().ListRepos();
-  if (!repos.ok()) return respond(StoreFailure(repos.error()));
+// A list reply stops early rather than pass this many bytes of items (the next page starts
+// after the last item it holds): a repo's refs and pins, or a change's diff, may be long.
+constexpr size_t kMaxPageBytes = 256 * 1024;
+
+// The items of one reply, within kMaxPageBytes (the first always fits).
+class PageBudget {
+ public:
+  // Whether `item` still fits; counts it when it does.
+  bool Fits(const nlohmann::json& item) {
+    const size_t size = DumpJson(item).size() + 1;
+    if (items_ > 0 && bytes_ + size > kMaxPageBytes) return false;
+    bytes_ += size;
+    ++items_;
+    return true;
+  }
+
+ private:
+  size_t bytes_ = 0;
+  size_t items_ = 0;
+};
+
+// Repos a page at a time, by id: ?after=ID (the cursor) and ?limit=1..kMaxRepoPage; the reply
+// names the next page (`next_after`, `next`) while there is one.
+constexpr int64_t kMaxRepoPage = 100;
+
+void ListRepos(const ApiContext& ctx, const HttpRequest& request, Respond respond) {
+  QueryParams query;
+  if (auto failed = ParseQuery(request, &query)) return respond(std::move(*failed));
+  Result<std::optional<int64_t>> limit = query.Int("limit", 1, kMaxRepoPage);
+  if (!limit.ok()) return respond(BadRequest(limit.error().message));
+  const std::string after = query.Get("after").value_or("");
+  if (after.size() > 200) return respond(BadRequest("after is longer than 200 bytes"));
+  const int64_t page = limit->value_or(kMaxRepoPage);
+  Result<std::vector<store::RepoKey>> keys =
+      ctx.reads().repo_pages().Find({.after = after, .limit = page + 1});
+  if (!keys.ok()) return respond(StoreFailure(keys.error()));
+  bool more = static_cast<int64_t>(keys->size()) > page;
+  if (more) keys->pop_back();
   nlohmann::json list = nlohmann::json::array();
-  for (const store::RepoRecord& r : *repos) {
-    Result<nlohmann::json> j = RepoWithPinsJson(ctx.reads(), r);
+  std::string last;
+  PageBudget budget;
+  for (const store::RepoKey& key : *keys) {
+    Result<std::optional<store::RepoRecord>> r = ctx.reads().repos().GetRepo(key.id);
+    if (!r.ok()) return respond(StoreFailure(r.error()));
+    if (!r->has_value()) {  // removed since the page's query: still a cursor
+      last = key.id;
+      continue;
+    }
+    Result<nlohmann::json> j = RepoWithPinsJson(ctx.reads(), **r);
     if (!j.ok()) return respond(StoreFailure(j.error()));
+    if (!budget.Fits(*j)) {
+      more = true;
+      break;
+    }
+    last = key.id;
     list.push_back(std::move(j).value());
   }
-  respond(HttpReply::Json(200, {{"repos", std::move(list)}}));
+  nlohmann::json body = {{"repos", std::move(list)}};
+  if (more) {
+    body["next_after"] = last;
+    body["next"] = "/api/v1/repos?after=" + page::QueryEscape(last) +
+                   (limit->has_value() ? "&limit=" + std::to_string(page) : "");
+  }
+  respond(HttpReply::Json(200, body));
 }
 
 void GetRepo(const ApiContext& ctx, const PathParams& params, Respond respond) {
@@ -110,7 +167,8 @@ void GetRevision(const ApiContext& ctx, const PathParams& params, Respond respon
 }
 
 // ?since= a revision or a commit time (store/since.h); ?recorded_since= a time hubwatch
-// recorded the change at or after.
+// recorded the change at or after; ?after= a change id, the cursor (`next_after` of the page
+// before, which is given while `truncated`).
 void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathParams& params,
                  Respond respond) {
   std::string repo;
@@ -133,13 +191,32 @@ void ListChanges(const ApiContext& ctx, const HttpRequest& request, const PathPa
     if (!t) return respond(BadRequest("recorded_since must be a time (RFC 3339 or YYYY-MM-DD)"));
     q.recorded_since = *t;
   }
-  Result<std::vector<store::ChangeRecord>> changes = ctx.reads().revisions().ListChanges(q);
-  if (!changes.ok()) return respond(StoreFailure(changes.error()));
-  const bool truncated = static_cast<int64_t>(changes->size()) > limit;
-  if (truncated) changes->resize(static_cast<size_t>(limit));
+  Result<std::optional<int64_t>> after = query.Int("after", 0, INT64_MAX);
+  if (!after.ok()) return respond(BadRequest(after.error().message));
+  Result<std::vector<int64_t>> ids = ctx.reads().change_pages().OfRepo(q, after->value_or(0));
+  if (!ids.ok()) return respond(StoreFailure(ids.error()));
+  bool truncated = static_cast<int64_t>(ids->size()) > limit;
+  if (truncated) ids->resize(static_cast<size_t>(limit));
   nlohmann::json list = nlohmann::json::array();
-  for (const store::ChangeRecord& c : *changes) list.push_back(ChangeJson(c));
+  int64_t last = 0;
+  PageBudget budget;
+  for (const int64_t id : *ids) {
+    Result<std::optional<store::ChangeRecord>> c = ctx.reads().revisions().GetChange(id);
+    if (!c.ok()) return respond(StoreFailure(c.error()));
+    if (!c->has_value()) {  // its repo removed since the page's query: still a cursor
+      last = id;
+      continue;
+    }
+    nlohmann::json j = ChangeJson(**c);
+    if (!budget.Fits(j)) {
+      truncated = true;
+      break;
+    }
+    last = id;
+    list.push_back(std::move(j));
+  }
   nlohmann::json body = {{"repo", repo}, {"changes", std::move(list)}, {"truncated", truncated}};
+  if (truncated) body["next_after"] = last;
   if (!q.after_revision.empty()) body["since_revision"] = q.after_revision;
   respond(HttpReply::Json(200, body));
 }
@@ -183,15 +260,15 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
     if (!again.ok()) return respond(StoreFailure(again.error()));
     if (!again->estimate) return respond(HttpReply::Error(422, again->unavailable));
     const Estimate& fresh = *again->estimate;
-    nlohmann::json body = {{"repo", repo},
-                           {"revision", r.sha},
-                           {"params_total", fresh.params.total},
-                           {"params_active", fresh.params.active},
-                           {"kv_bytes_per_token", fresh.kv.bytes_per_token},
-                           {"parameter_delta", fresh.checkpoint
-                                                   ? nlohmann::json(fresh.checkpoint->parameter_delta)
-                                                   : nlohmann::json()},
-                           {"estimate", EstimateToJson(fresh)}};
+    nlohmann::json body = {
+        {"repo", repo},
+        {"revision", r.sha},
+        {"params_total", fresh.params.total},
+        {"params_active", fresh.params.active},
+        {"kv_bytes_per_token", fresh.kv.bytes_per_token},
+        {"parameter_delta",
+         fresh.checkpoint ? nlohmann::json(fresh.checkpoint->parameter_delta) : nlohmann::json()},
+        {"estimate", EstimateToJson(fresh)}};
     return respond(HttpReply::Json(200, body));
   }
   // An estimate stored before estimates were capped could be hundreds of MB: refused whole.
@@ -217,7 +294,7 @@ void RegisterRepoRoutes(Router& router, const ApiContext& ctx) {
   const ApiContext* c = &ctx;
   const std::string repo = kRepo;
   router.Add({"GET", "/api/v1/repos",
-              [c](const HttpRequest&, const PathParams&, Respond r) { ListRepos(*c, r); }});
+              [c](const HttpRequest& q, const PathParams&, Respond r) { ListRepos(*c, q, r); }});
   router.Add({"GET", repo,
               [c](const HttpRequest&, const PathParams& p, Respond r) { GetRepo(*c, p, r); }});
   router.Add(

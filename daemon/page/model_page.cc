@@ -1,7 +1,7 @@
 #include "daemon/page/model_page.h"
 
 #include "daemon/page/href.h"
-#include "daemon/page/list_pages.h"
+#include "daemon/page/index_page.h"
 #include "daemon/page/sections.h"
 #include "estimator/base/text.h"
 #include "tracker/advisory/time_text.h"
@@ -53,13 +53,14 @@ Document BuildModelPage(const ModelPageInput& in) {
   const std::string name = repo.substr(repo.find('/') + 1);
   const std::string path = ModelPath(repo);
   const Estimate* e = in.estimate->estimate ? &*in.estimate->estimate : nullptr;
-  const std::string family = !e                          ? "unknown"
+  const std::string family = !e                            ? "unknown"
                              : e->graph.model_type.empty() ? kNoModelTypeFamily
                                                            : e->graph.model_type;
   Document doc;
   doc.title = name + ": GPU memory to fine-tune · hubwatch";
   doc.h1 = name + ": GPU memory to fine-tune";
-  doc.breadcrumb = {Link("Models", "/"), Text(" / "), Link(family, "/#family-" + Anchor(family))};
+  doc.breadcrumb = {Link("Models", "/"), Text(" / "),
+                    Link(family, "/?family=" + QueryEscape(family) + "#family-" + Anchor(family))};
   doc.alternates = {
       {"text/markdown", path + ".md" + (in.sha.empty() ? "" : "?revision=" + in.sha)}};
   Spans about = {Text(repo + " "),
@@ -110,7 +111,8 @@ Document BuildPlanPage(const PlanForm& form, const Estimate* estimate,
               "For an architecture hubwatch does not model, paste a checkpoint's safetensors "
               "header instead, or both as {\"config\": ..., \"safetensors_headers\": [...]}.")}});
   }
-  Section s{"paste", estimate ? "Paste another model" : "Your config.json or safetensors header", {}};
+  Section s{
+      "paste", estimate ? "Paste another model" : "Your config.json or safetensors header", {}};
   s.blocks.push_back(form);
   if (estimate) doc.sections.push_back(CommandsSection(*estimate, {}, base_url));
   doc.sections.push_back(std::move(s));

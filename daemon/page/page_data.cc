@@ -1,8 +1,5 @@
 #include "daemon/page/page_data.h"
 
-#include <algorithm>
-#include <map>
-
 #include "tracker/pipeline/estimate_step.h"
 #include "tracker/pipeline/snapshot.h"
 #include "tracker/pipeline/snapshot_loader.h"
@@ -14,22 +11,13 @@ Result<std::vector<RevisionHistory>> LoadHistory(store::Store& store, const std:
   Result<std::vector<store::RevisionRecord>> revisions =
       store.revisions().ListRevisions(repo, limit);
   if (!revisions.ok()) return revisions.error();
+  // Each listed revision's own changes (an index read each), never the repo's every change.
   std::vector<RevisionHistory> out;
   out.reserve(revisions->size());
-  std::map<std::string, size_t, std::less<>> index;
   for (store::RevisionRecord& r : *revisions) {
-    index.emplace(r.sha, out.size());
-    out.push_back({std::move(r), {}});
-  }
-  Result<std::vector<store::ChangeRecord>> changes = store.revisions().ListChanges({.repo = repo});
-  if (!changes.ok()) return changes.error();
-  for (store::ChangeRecord& c : *changes) {
-    auto it = index.find(c.sha);
-    if (it != index.end()) out[it->second].changes.push_back(std::move(c));
-  }
-  for (RevisionHistory& h : out) {
-    std::stable_sort(h.changes.begin(), h.changes.end(),
-                     [](const auto& a, const auto& b) { return a.ordinal < b.ordinal; });
+    Result<std::vector<store::ChangeRecord>> changes = store.revisions().ChangesOf(repo, r.sha);
+    if (!changes.ok()) return changes.error();
+    out.push_back({std::move(r), std::move(changes).value()});  // ChangesOf: in ordinal order
   }
   return out;
 }

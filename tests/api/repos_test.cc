@@ -172,6 +172,24 @@ TEST_F(ApiTest, ChangesFilteredByKindAndSince) {
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.json()["changes"].size(), 1u);
   EXPECT_EQ(r.json()["truncated"], true);
+  // The pages of two, walked by next_after: every change once, in the order recorded.
+  std::vector<int64_t> walked;
+  std::string cursor;
+  for (int page = 0; page < 100; ++page) {
+    r = Get(kMistralPath + "/changes?limit=2&kind=chat_template" + cursor);
+    ASSERT_EQ(r.status, 200) << r.body;
+    const nlohmann::json j = r.json();
+    ASSERT_LE(j["changes"].size(), 2u);
+    for (const auto& c : j["changes"]) walked.push_back(c["id"].get<int64_t>());
+    if (!j["truncated"].get<bool>()) break;
+    cursor = "&after=" + std::to_string(j["next_after"].get<int64_t>());
+  }
+  std::vector<int64_t> expected;
+  for (const auto& c : *all) {
+    if (c.change.kind == diff::ChangeKind::kChatTemplate) expected.push_back(c.id);
+  }
+  EXPECT_EQ(walked, expected);
+  ExpectError(Get(kMistralPath + "/changes?after=x"), 400);
 
   ExpectError(Get(kMistralPath + "/changes?kind=vibes"), 400);
   ExpectError(Get(kMistralPath + "/changes?since=yesterday"), 400);

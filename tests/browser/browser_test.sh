@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pages in a real browser: headless Chromium (Debian's `chromium`, installed by .ci/setup)
-# opens /, the gemma-2-9b-it page, the pages of an encoder, a multimodal model and a checkpoint
-# without a config.json, /changes, /plan and /calibration, and submits the /plan form; the rendered
+# opens the index (/, a family's page, a search), the gemma-2-9b-it page, the pages of an encoder,
+# a multimodal model and a checkpoint without a config.json, /changes, /plan and /calibration, and
+# submits the /plan form; the rendered
 # DOMs (--dump-dom) are checked, html-validate (pinned in tests/browser/js) validates every page,
 # and a full-page screenshot of the gemma-2-9b-it page is saved.
 #
@@ -46,7 +47,8 @@ HTML
 # One Chromium per page, in parallel (each start is the slow part).
 flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run
        --disable-extensions --virtual-time-budget=5000)
-declare -A urls=([index]="$base/" [model]="$base/models/google/gemma-2-9b-it"
+declare -A urls=([index]="$base/?family=gemma2" [landing]="$base/" [search]="$base/?name=gemma&state=ok"
+                 [model]="$base/models/google/gemma-2-9b-it"
                  [changes]="$base/changes" [plan]="$base/plan"
                  [hostile]="$base/models/hostile-org/payload-model" [submitted]="file://$work/submit.html"
                  [encoder]="$base/models/sentence-transformers/all-MiniLM-L6-v2"
@@ -68,6 +70,10 @@ fi
 for pid in "${pids[@]}"; do wait "$pid" || { echo "FAIL: a chromium run failed"; fail=1; }; done
 
 check "$work/index.dom" '<h1>Tracked models' 'href="/models/google/gemma-2-9b-it"' '>gemma2</h2>'
+check "$work/landing.dom" '<h1>Tracked models' '<a href="/?family=gemma2">gemma2</a>' \
+  '<form method="get" action="/" class="filters">' 'Changed since'
+check "$work/search.dom" '>Models matching name gemma, state ok</h2>' \
+  'href="/models/google/gemma-2-9b-it"'
 check "$work/model.dom" '<h1>gemma-2-9b-it: GPU memory to fine-tune</h1>' '9,241,705,984' \
   '18.5 GB' '1.41 GB' '8,192 × 3,584' 'What changed upstream' 'Do this to your own model' \
   '<figure class="chart">' 'Where the memory goes, per mode' '>optimizer state</text>'
@@ -85,11 +91,12 @@ python3 "$here/check_dom.py" "$work"/*.dom || fail=1
 [ -s "$work/submitted.dom" ] || { echo "FAIL: the form post rendered nothing"; fail=1; }
 
 # html-validate on what the server sends (not the browser's DOM).
-for path in / /models/google/gemma-2-9b-it /models/hostile-org/payload-model /changes /plan \
+for path in / "/?family=gemma2" "/?name=gemma&changed_since=2024-01-01" \
+            /models/google/gemma-2-9b-it /models/hostile-org/payload-model /changes /plan \
             "/models/mistralai/Mistral-7B-Instruct-v0.3" /models/sentence-transformers/all-MiniLM-L6-v2 \
             /models/edbeeching/vsft-llava-1.5-7b-hf /models/fixture-org/weights-without-config \
             /calibration; do
-  out="$work/validate$(echo "$path" | tr '/' '_').html"
+  out="$work/validate$(echo "$path" | tr '/?&=' '____').html"
   curl -sf "$base$path" -o "$out" || { echo "FAIL: GET $path"; fail=1; continue; }
 done
 curl -s -X POST "$base/plan" --data-urlencode 'config={"model_type": "nope"}' \

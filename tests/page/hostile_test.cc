@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "daemon/page/index_page.h"
 #include "daemon/page/list_pages.h"
 #include "daemon/page/render.h"
 #include "tests/page/page_env.h"
@@ -77,9 +78,19 @@ TEST(HostileTest, EveryPageAndTwinIsInertAndStillShowsTheText) {
   ExpectInertMarkdown(md);
   EXPECT_NE(md.find("&lt;script&gt;alert\\(1\\)&lt;/script&gt;"), std::string::npos);
 
-  auto index = LoadIndex(**s);
+  auto index = LoadIndexPage(**s, {}, false);
   ASSERT_TRUE(index.ok());
   ExpectInertHtml(RenderHtml(BuildIndexPage(*index)), "index");
+  // The search form keeps what was asked, as text: a hostile term is escaped there too.
+  IndexQuery asked;
+  asked.search.name = "\"><script>alert(9)</script>";
+  asked.search.family = "<b>";
+  auto search = LoadIndexPage(**s, asked, false);
+  ASSERT_TRUE(search.ok());
+  const std::string found = RenderHtml(BuildIndexPage(*search));
+  ExpectInertHtml(found, "search");
+  EXPECT_NE(found.find("value=\"&quot;&gt;&lt;script&gt;alert(9)&lt;/script&gt;\""),
+            std::string::npos);
   ChangesPage changes;
   auto all = (*s)->revisions().BrowseChanges({.repo = kHostile, .limit = 100});
   ASSERT_TRUE(all.ok());

@@ -81,7 +81,9 @@ TEST_F(ModelPageTest, GemmaShowsTheIssuesFiguresInOrder) {
                                     "Reconstructed from its own config.json with no weights read"};
   for (const std::string& t : kSectionTitles) order.push_back(">" + t + "</h2>");
   ExpectInOrder(html, order);
-  EXPECT_NE(html.find("Models</a> / <a href=\"/#family-gemma2\">gemma2</a>"), std::string::npos);
+  // The breadcrumb leads to the family's page of the index.
+  EXPECT_NE(html.find("Models</a> / <a href=\"/?family=gemma2#family-gemma2\">gemma2</a>"),
+            std::string::npos);
   // The Hub's counts, as the fixture hub gives them, in the lead before the first section.
   ExpectInOrder(html, {"Reconstructed from its own config.json", "187,342",
                        " downloads on the Hub in the last 30 days", "741", " likes (as of 2024-12-02)",

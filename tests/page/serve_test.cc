@@ -89,9 +89,15 @@ TEST_F(PageServeTest, AKeptPageIsServedUntilTheHistoryMoves) {
 }
 
 TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
-  HttpResponse index = Get("/");
+  // The landing page: the families with their counts and the largest family's models.
+  HttpResponse landing = Get("/");
+  ASSERT_EQ(landing.status, 200);
+  ExpectPageHeaders(landing);
+  EXPECT_NE(landing.body.find("<a href=\"/?family=gemma2\">gemma2</a>"), std::string::npos);
+  EXPECT_NE(landing.body.find("<form method=\"get\" action=\"/\" class=\"filters\">"),
+            std::string::npos);
+  HttpResponse index = Get("/?family=gemma2");
   ASSERT_EQ(index.status, 200);
-  ExpectPageHeaders(index);
   EXPECT_NE(index.body.find("href=\"/models/google/gemma-2-9b-it\""), std::string::npos);
   EXPECT_NE(index.body.find(">gemma2</h2>"), std::string::npos);
   HttpResponse json = Get("/index.json");
@@ -119,8 +125,9 @@ TEST_F(PageServeTest, IndexIndexJsonAndChanges) {
   }
   EXPECT_TRUE(gemma);
   EXPECT_TRUE(weights_only);
-  EXPECT_NE(index.body.find("124,439,808 *"), std::string::npos);
-  EXPECT_NE(index.body.find("* from the checkpoint&#39;s tensors: structure not modelled"),
+  HttpResponse tensors = Get("/?family=no+model_type");
+  EXPECT_NE(tensors.body.find("124,439,808 *"), std::string::npos);
+  EXPECT_NE(tensors.body.find("* from the checkpoint&#39;s tensors: structure not modelled"),
             std::string::npos);
 
   HttpResponse changes = Get("/changes?impact=breaking");

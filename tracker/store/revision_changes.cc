@@ -74,6 +74,13 @@ Result<std::vector<ChangeRecord>> RevisionStore::ChangesOf(const std::string& re
   return Collect(q, "listing changes of a revision", ReadChange);
 }
 
+Result<std::optional<ChangeRecord>> RevisionStore::GetChange(int64_t id) {
+  static const std::string sql = std::string(kChangeColumns) + "WHERE id = ?1";
+  HW_PREPARE(q, sql);
+  q.Bind(1, id);
+  return OptionalRow(q, "reading a change", ReadChange);
+}
+
 Result<std::optional<std::string>> RevisionStore::LastChangeRevision(const std::string& repo,
                                                                      std::string_view kind,
                                                                      const std::string& path) {

@@ -59,6 +59,8 @@ class RevisionStore {
   // Changes newest first (by id), filtered as `browse` says.
   Result<std::vector<ChangeRecord>> BrowseChanges(const ChangeBrowse& browse);
   Result<std::vector<ChangeRecord>> ChangesOf(const std::string& repo, const std::string& sha);
+  // One change by id (ChangePages finds the ids of a page).
+  Result<std::optional<ChangeRecord>> GetChange(int64_t id);
   // The revision of the most recent change of this kind and path, if any: where the current
   // state of that file (or aspect) first appeared.
   Result<std::optional<std::string>> LastChangeRevision(const std::string& repo,

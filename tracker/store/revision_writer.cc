@@ -22,6 +22,22 @@ std::string BoundedDetailsText(const nlohmann::json& details) {
   return text;
 }
 
+// The commit time of revision (?1, ?2), as "since" compares it (since.h): the Hub's commit
+// time, else when hubwatch first saw it.
+#define HW_COMMIT_TIME                                                            \
+  "(SELECT COALESCE(CAST(strftime('%s', NULLIF(r.authored_at, '')) AS INTEGER), " \
+  "r.first_seen_at) FROM revisions r WHERE r.repo = ?1 AND r.sha = ?2)"
+
+// A repo's family from its newest estimate `e`, as schema/migrations/0012_paged_lists.sql
+// backfilled it: model_type, "no model_type" when empty, "unknown" without figures.
+#define HW_FAMILY_OF                                                               \
+  "CASE WHEN json_type(e.estimate, '$.params.total') IS NOT 'integer' "            \
+  "OR json_extract(e.estimate, '$.params.total') < 0 "                             \
+  "OR json_type(e.estimate, '$.model') IS NOT 'object' "                           \
+  "OR json_type(e.estimate, '$.model.model_type') IS NOT 'text' THEN 'unknown' "   \
+  "WHEN json_extract(e.estimate, '$.model.model_type') = '' THEN 'no model_type' " \
+  "ELSE substr(json_extract(e.estimate, '$.model.model_type'), 1, 100) END"
+
 }  // namespace
 
 Status RevisionWriter::Insert(const RevisionIngest& in) {
@@ -74,9 +90,11 @@ Status RevisionWriter::Insert(const RevisionIngest& in) {
   std::vector<int64_t> change_ids;
   for (size_t i = 0; i < in.changes.size(); ++i) {
     const diff::Change& c = in.changes[i];
-    HW_PREPARE(q,
-               "INSERT INTO changes (repo, sha, ordinal, kind, impact, path, summary, details, "
-               "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    HW_PREPARE(
+        q,
+        "INSERT INTO changes (repo, sha, ordinal, kind, impact, path, summary, details, "
+        "created_at, committed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " HW_COMMIT_TIME
+        ")");
     HW_TRY(q.Bind(1, rev.repo)
                .Bind(2, rev.sha)
                .Bind(3, static_cast<int64_t>(i))
@@ -121,7 +139,24 @@ Status RevisionWriter::Insert(const RevisionIngest& in) {
     HW_PREPARE(q, "UPDATE revisions SET rewritten_away = 1 WHERE repo = ?1 AND sha = ?2");
     HW_TRY(q.Bind(1, rev.repo).Bind(2, sha).Run("marking rewritten revisions"));
   }
-  return Status::Ok();
+  return UpdateListedFacts(rev, !in.changes.empty());
+}
+
+// repos.family and repos.last_change_at (schema/migrations/0012_paged_lists.sql), after the
+// revision's rows: its estimate, or a rewrite, may change which estimate is the newest.
+Status RevisionWriter::UpdateListedFacts(const RevisionRecord& rev, bool changed) {
+  HW_PREPARE(q, "UPDATE repos SET family = COALESCE((SELECT " HW_FAMILY_OF
+                " FROM estimates e "
+                "JOIN revisions r ON r.repo = e.repo AND r.sha = e.sha WHERE e.repo = ?1 "
+                "AND r.rewritten_away = 0 AND json_valid(e.estimate) "
+                "ORDER BY r.ingest_order DESC LIMIT 1), 'unknown'), "
+                "last_change_at = CASE WHEN ?3 THEN max(COALESCE(last_change_at, 0), "
+                "(SELECT committed_at FROM changes WHERE repo = ?1 AND sha = ?2 LIMIT 1)) "
+                "ELSE last_change_at END WHERE id = ?1");
+  return q.Bind(1, rev.repo)
+      .Bind(2, rev.sha)
+      .Bind(3, int64_t{changed ? 1 : 0})
+      .Run("recording the family and last change of " + rev.repo);
 }
 
 }  // namespace hubwatch::store

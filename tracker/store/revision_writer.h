@@ -4,8 +4,9 @@
 // safetensors headers (both kept once however many revisions share them), its changes
 // (summaries and details bounded as diff says), its estimate, its advisories (through
 // AdvisoryStore::RecordAdvisories, with their outbox rows), the repo's ref cursors and the
-// revisions it rewrote away. RevisionStore::Ingest decides whether a revision is new and holds
-// the transaction; this writes what it adds.
+// revisions it rewrote away - and what the paged lists read of the repo without a subquery
+// (repos.family, repos.last_change_at, changes.committed_at). RevisionStore::Ingest decides
+// whether a revision is new and holds the transaction; this writes what it adds.
 //
 // Thread safety: as its Database (one thread at a time). Ownership: borrows the Database and
 // the AdvisoryStore, which must outlive it.
@@ -26,6 +27,8 @@ class RevisionWriter {
   Status Insert(const RevisionIngest& in);
 
  private:
+  Status UpdateListedFacts(const RevisionRecord& rev, bool changed);
+
   Database& db_;
   AdvisoryStore& advisories_;
 };

@@ -7,7 +7,8 @@
 // settling bursts), derivatives() (derivatives of tracked repos, their lags and advisories),
 // outbox() (subscriptions and what became of their deliveries), deliveries() (the outbox as
 // the webhook deliverer's work queue) and follows() (follow rules, the repos they brought, their
-// events). A Store owns them all; the facades borrow the Database.
+// events); repo_pages() and change_pages() read the lists a page at a time (repo_pages.h,
+// change_pages.h). A Store owns them all; the facades borrow the Database.
 //
 // Thread safety: a Store owns one connection and must be used from one thread at a time.
 // Several Stores (processes) may open the same file; writers wait up to the busy timeout.
@@ -18,6 +19,7 @@
 
 #include "estimator/base/result.h"
 #include "tracker/store/advisory_store.h"
+#include "tracker/store/change_pages.h"
 #include "tracker/store/database.h"
 #include "tracker/store/delivery_queue.h"
 #include "tracker/store/derivative_store.h"
@@ -25,6 +27,7 @@
 #include "tracker/store/http_cache_store.h"
 #include "tracker/store/outbox_store.h"
 #include "tracker/store/records.h"
+#include "tracker/store/repo_pages.h"
 #include "tracker/store/repo_store.h"
 #include "tracker/store/revision_queries.h"
 #include "tracker/store/revision_store.h"
@@ -58,6 +61,8 @@ class Store {
   OutboxStore& outbox() { return outbox_; }
   DeliveryQueue& deliveries() { return deliveries_; }
   FollowStore& follows() { return follows_; }
+  RepoPages& repo_pages() { return repo_pages_; }
+  ChangePages& change_pages() { return change_pages_; }
 
  private:
   explicit Store(std::unique_ptr<Database> db)
@@ -70,7 +75,9 @@ class Store {
         outbox_(*db_),
         deliveries_(*db_),
         derivatives_(*db_, advisories_),
-        follows_(*db_) {}
+        follows_(*db_),
+        repo_pages_(*db_),
+        change_pages_(*db_) {}
 
   std::unique_ptr<Database> db_;
   AdvisoryStore advisories_;
@@ -82,6 +89,8 @@ class Store {
   DeliveryQueue deliveries_;
   DerivativeStore derivatives_;
   FollowStore follows_;
+  RepoPages repo_pages_;
+  ChangePages change_pages_;
 };
 
 }  // namespace hubwatch::store
