@@ -54,8 +54,10 @@ Result<std::optional<IndexRow>> LoadRow(store::Store& store, const store::RepoKe
   Result<std::optional<store::RepoRecord>> r = store.repos().GetRepo(key.id);
   if (!r.ok()) return r.error();
   if (!r->has_value()) return std::optional<IndexRow>();  // removed since the page's query
-  IndexRow row{key.id, key.family, std::string(store::RepoStateName((*r)->state)), {}, "", 0, 0,
-               0,      {}};
+  // A repo a follow rule untracked keeps its history and its row, marked so.
+  const std::string state =
+      (*r)->tracked ? std::string(store::RepoStateName((*r)->state)) : "untracked";
+  IndexRow row{key.id, key.family, state, {}, "", 0, 0, 0, {}};
   Result<std::optional<store::EstimateRecord>> e = store.revisions().LatestEstimate(key.id);
   if (!e.ok()) return e.error();
   if (e->has_value()) Figures((*e)->estimate, row);
