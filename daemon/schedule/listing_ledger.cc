@@ -9,14 +9,43 @@ std::string_view ListingModeName(ListingMode mode) {
   return mode == ListingMode::kFeed ? "feed" : "owners";
 }
 
-void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
-  tracked_ = std::set<std::string>(repos.begin(), repos.end());
-  owners_.clear();
-  for (const std::string& id : tracked_) {
-    const size_t slash = id.find('/');
-    if (slash != std::string::npos) ++owners_[id.substr(0, slash)];
+uint64_t ListingLedger::ShaDigest(const std::string& sha) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : sha) {
+    h ^= c;
+    h *= 1099511628211ull;
   }
-  std::erase_if(shas_, [this](const auto& entry) { return !tracked_.count(entry.first); });
+  return h == 0 ? 1 : h;  // 0 means "none listed yet"
+}
+
+void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
+  // Every round passes the tracked repos; most rounds they are the ones already held.
+  std::vector<bool> seen(tracked_.end(), false);
+  size_t distinct = 0;
+  const bool held = std::all_of(repos.begin(), repos.end(), [&](const std::string& id) {
+    const std::optional<RepoIds::Index> i = tracked_.Find(id);
+    if (i && !seen[*i]) {
+      seen[*i] = true;
+      ++distinct;
+    }
+    return i.has_value();
+  });
+  if (held && distinct == tracked_.size()) return;
+  RepoIds next;
+  for (const std::string& id : repos) next.Intern(id);
+  std::vector<uint64_t> shas(next.end(), 0);
+  for (RepoIds::Index i = 0; i < tracked_.end(); ++i) {
+    if (!tracked_.live(i) || shas_[i] == 0) continue;
+    if (std::optional<RepoIds::Index> j = next.Find(tracked_.Name(i))) shas[*j] = shas_[i];
+  }
+  tracked_ = std::move(next);
+  shas_ = std::move(shas);
+  owners_.clear();
+  for (RepoIds::Index i = 0; i < tracked_.end(); ++i) {
+    const std::string_view id = tracked_.Name(i);
+    const size_t slash = id.find('/');
+    if (slash != std::string_view::npos) ++owners_[std::string(id.substr(0, slash))];
+  }
 }
 
 ListingRound ListingLedger::Plan(int64_t interval_s) {
@@ -52,10 +81,11 @@ std::vector<ListedModel> ListingLedger::Consume(const std::string& source,
   std::vector<ListedModel> fresh;
   for (const ListedModel& item : items) {
     newest_seen_ = std::max(newest_seen_, item.last_modified);
-    if (!tracked_.count(item.id)) continue;
-    auto [it, added] = shas_.try_emplace(item.id, item.sha);
-    if (!added && it->second == item.sha) continue;
-    it->second = item.sha;
+    const std::optional<RepoIds::Index> i = tracked_.Find(item.id);
+    if (!i) continue;
+    const uint64_t sha = ShaDigest(item.sha);
+    if (shas_[*i] == sha) continue;
+    shas_[*i] = sha;
     fresh.push_back(item);
   }
   if (source.empty() && !items.empty()) {  // the feed: measure the Hub's rate of change
