@@ -154,7 +154,8 @@ until (( $(grep -c 'reloaded:' "$WORK/hints.log" || true) > before )); do
   sleep 0.01
 done
 t_log=$(now)
-until curl -sf "$API/api/v1/repos/$PINNED" | jq -e '.pins | index("0123456789abcdef0123456789abcdef01234567")' >/dev/null; do
+PIN_JQ='.pins | map(.pin) | index("0123456789abcdef0123456789abcdef01234567")'
+until curl -sf "$API/api/v1/repos/$PINNED" | jq -e "$PIN_JQ" >/dev/null; do
   (( $(echo "$(now) - $t0 < $STEP_TIMEOUT_S" | bc) )) || { echo "pin not shown" >&2; exit 1; }
   sleep 0.01
 done
@@ -213,7 +214,8 @@ FAKEHUB_END="cpu_s=$(cpu_s "$FAKEHUB_PID") vm_hwm_kib=$(hwm_kib "$FAKEHUB_PID")"
 stop_hubwatch
 
 {
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ) commit: $(git -C "$ROOT" rev-parse --short HEAD)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ) checkout: $(git -C "$ROOT" rev-parse --short HEAD)" \
+    "binary: $BIN/hubwatch ($(stat -c %y "$BIN/hubwatch" | cut -c1-19))"
   echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB"
   echo "repos: $REPOS owners: $OWNERS churn: $CHURN/min listing: ${LISTING_S}s" \
     "reconcile: ${RECONCILE_S}s commits: $COMMITS tensors: $TENSORS source: ${SOURCE:-config}"
