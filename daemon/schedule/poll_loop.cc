@@ -52,9 +52,8 @@ void PollLoop::SetOptions(SchedulerOptions options) {
   const int64_t now = clock_.UnixSeconds();
   std::vector<std::string> far;
   scheduler_.ForEach([&](std::string_view repo, int64_t at) {
-    if (at > now + options.interval_s) far.emplace_back(repo);
+    if (at > now + options.interval_s && !scheduler_.polling(repo)) far.emplace_back(repo);
   });
-  std::erase_if(far, [this](const std::string& repo) { return scheduler_.polling(repo); });
   for (const std::string& repo : far) {
     scheduler_.Track(repo, scheduler_.Align(repo, now));
     Scheduled(repo, *scheduler_.next_poll_at(repo));

@@ -5,71 +5,32 @@
 namespace hubwatch::schedule {
 
 void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
-  const std::optional<RepoIds::Index> known = ids_.Find(repo);
-  const RepoIds::Index i = known ? *known : ids_.Intern(repo);
-  if (!known) {
-    if (i >= entries_.size()) entries_.resize(i + 1);
-    entries_[i] = Entry{};
-  }
-  entries_[i].at = next_poll_at;
-  if (!entries_[i].in_flight) Push(i, next_poll_at);
+  queue_.Set(repo, next_poll_at);
 }
 
 void Scheduler::Untrack(const std::string& repo) {
   hinted_.erase(repo);
   webhook_started_.erase(repo);
   webhook_in_flight_.erase(repo);
-  const std::optional<RepoIds::Index> i = ids_.Find(repo);
-  if (!i) return;
-  if (entries_[*i].in_flight) --in_flight_;
-  entries_[*i] = Entry{};
-  ids_.Release(*i);  // its slots in the heap are stale now
+  if (const std::optional<PollQueue::Index> i = queue_.Find(repo)) queue_.Remove(*i);
 }
 
-bool Scheduler::polling(const std::string& repo) const {
-  const std::optional<RepoIds::Index> i = ids_.Find(repo);
-  return i && entries_[*i].in_flight;
-}
-
-void Scheduler::Push(RepoIds::Index repo, int64_t at) {
-  auto later = [this](const Slot& a, const Slot& b) { return Later(a, b); };
-  if (waiting_.size() >= 2 * (ids_.size() - in_flight_) + 64) {  // mostly stale: rebuild
-    waiting_.clear();
-    for (RepoIds::Index i = 0; i < ids_.end(); ++i) {
-      if (ids_.live(i) && !entries_[i].in_flight && i != repo) {
-        waiting_.push_back({entries_[i].at, i});
-      }
-    }
-    std::make_heap(waiting_.begin(), waiting_.end(), later);
-  }
-  waiting_.push_back({at, repo});
-  std::push_heap(waiting_.begin(), waiting_.end(), later);
-}
-
-void Scheduler::PopFront() const {
-  std::pop_heap(waiting_.begin(), waiting_.end(),
-                [this](const Slot& a, const Slot& b) { return Later(a, b); });
-  waiting_.pop_back();
-}
-
-const Scheduler::Slot* Scheduler::Front() const {
-  while (!waiting_.empty() && !Valid(waiting_.front())) PopFront();
-  return waiting_.empty() ? nullptr : &waiting_.front();
+bool Scheduler::polling(std::string_view repo) const {
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
+  return i && queue_.in_flight(*i);
 }
 
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   if (budget_.paused_until(now)) return {};
   const size_t cap = static_cast<size_t>(std::max(0, options_.max_concurrent));
-  if (in_flight_ >= cap || budget_.spent(now)) return {};
+  if (queue_.in_flight() >= cap || budget_.spent(now)) return {};
   // Longest-due first (ties by id), only as many as there are free slots.
   std::vector<std::string> out;
-  const size_t take = cap - in_flight_;
-  for (const Slot* w = Front(); w && w->at <= now && out.size() < take; w = Front()) {
-    const RepoIds::Index i = w->repo;
-    PopFront();
-    entries_[i].in_flight = true;
-    ++in_flight_;
-    std::string repo(ids_.Name(i));
+  const size_t take = cap - queue_.in_flight();
+  for (auto i = queue_.Front(); i && queue_.at(*i) <= now && out.size() < take;
+       i = queue_.Front()) {
+    queue_.Start(*i);
+    std::string repo(queue_.name(*i));
     if (auto h = hinted_.find(repo);
         h != hinted_.end() && h->second.trigger == store::PollTrigger::kWebhook) {
       webhook_started_[repo] = now;
@@ -87,13 +48,8 @@ Scheduler::NextPoll Scheduler::Finished(const std::string& repo, const PollEnd& 
                                         int64_t requests, int64_t now, Slots slots) {
   budget_.Spend(requests, now);
   if (webhook_in_flight_.erase(repo)) budget_.SpendWebhook(requests, now);
-  const std::optional<RepoIds::Index> i = ids_.Find(repo);
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
   if (!i) return {};
-  Entry& e = entries_[*i];
-  if (e.in_flight) {
-    e.in_flight = false;
-    --in_flight_;
-  }
   NextPoll next;
   const auto hinted = hinted_.find(repo);
   if (hinted != hinted_.end()) {
@@ -103,28 +59,22 @@ Scheduler::NextPoll Scheduler::Finished(const std::string& repo, const PollEnd& 
   }
   // A burst publishes when it settles, not at the repo's next slot.
   if (end.settles_at && *end.settles_at < next.at) next = {*end.settles_at, true};
-  e.at = next.at;
-  Push(*i, next.at);
+  queue_.Finish(*i, next.at);
   return next;
-}
-
-void Scheduler::Reschedule(RepoIds::Index repo, int64_t at) {
-  entries_[repo].at = at;
-  Push(repo, at);
 }
 
 Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigger trigger,
                                        int64_t now) {
-  const std::optional<RepoIds::Index> it = ids_.Find(repo);
+  const std::optional<PollQueue::Index> it = queue_.Find(repo);
   if (!it) return HintOutcome::kUntracked;
-  const int64_t at = entries_[*it].at;
-  const bool in_flight = entries_[*it].in_flight;
+  const int64_t at = queue_.at(*it);
+  const bool in_flight = queue_.in_flight(*it);
   const bool webhook = trigger == store::PollTrigger::kWebhook;
   if (auto pending = hinted_.find(repo); pending != hinted_.end()) {
     // One poll serves every hint; only the listing's is not held to a webhook's gap.
     if (webhook || pending->second.not_before <= now) return HintOutcome::kAlreadyQueued;
     pending->second = {trigger, now};
-    if (!in_flight) Reschedule(*it, now);
+    if (!in_flight) queue_.Move(*it, now);
     return HintOutcome::kQueued;
   }
   if (!in_flight && at <= now) {  // due already: the hint changes nothing but its trigger
@@ -139,7 +89,7 @@ Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigg
     if (!budget_.ReserveWebhook(now)) return HintOutcome::kDropped;
   }
   hinted_.emplace(repo, PendingHint{trigger, not_before});
-  if (!in_flight && not_before < at) Reschedule(*it, not_before);
+  if (!in_flight && not_before < at) queue_.Move(*it, not_before);
   return not_before > now ? HintOutcome::kDeferred : HintOutcome::kQueued;
 }
 
@@ -152,9 +102,9 @@ std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo
 }
 
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
-  const Slot* front = Front();
+  const std::optional<PollQueue::Index> front = queue_.Front();
   if (!front) return std::nullopt;
-  const int64_t wake = front->at;
+  const int64_t wake = queue_.at(*front);
   if (wake <= now && budget_.spent(now)) return budget_.window_end(now);
   const std::optional<int64_t> paused = budget_.paused_until(now);
   if (paused && wake < *paused) return *paused;
@@ -162,9 +112,9 @@ std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
 }
 
 std::optional<int64_t> Scheduler::next_poll_at(const std::string& repo) const {
-  const std::optional<RepoIds::Index> i = ids_.Find(repo);
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
   if (!i) return std::nullopt;
-  return entries_[*i].at;
+  return queue_.at(*i);
 }
 
 int64_t Scheduler::Phase(const std::string& repo, int64_t interval_s) {

@@ -26,8 +26,7 @@
 //   - requests made outside polls (listing reads) count against the window too (Spend)
 //   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
 //     bucket nothing starts, and a Hub quota below the configured one lowers the budget
-// Memory: a tracked repo costs about 80 bytes (its id interned once in RepoIds, its next poll
-// time, a slot in a binary heap), so 100,000 repos fit in 8 MB (issue 33).
+// Memory: a tracked repo costs about 80 bytes (poll_queue.h), so 100,000 repos fit in 8 MB.
 // Not thread-safe: the service uses it from the network thread.
 
 #include <cstdint>
@@ -36,10 +35,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "daemon/schedule/next_poll.h"
-#include "daemon/schedule/repo_ids.h"
+#include "daemon/schedule/poll_queue.h"
 #include "daemon/schedule/request_budget.h"
 #include "tracker/store/records.h"
 
@@ -68,17 +68,15 @@ class Scheduler {
   // next_poll_at: Unix seconds; 0 means never polled (due now).
   void Track(const std::string& repo, int64_t next_poll_at);
   void Untrack(const std::string& repo);
-  bool tracked(const std::string& repo) const { return ids_.Find(repo).has_value(); }
-  size_t size() const { return ids_.size(); }
-  size_t in_flight() const { return in_flight_; }
-  bool polling(const std::string& repo) const;
+  bool tracked(const std::string& repo) const { return queue_.Find(repo).has_value(); }
+  size_t size() const { return queue_.size(); }
+  size_t in_flight() const { return queue_.in_flight(); }
+  bool polling(std::string_view repo) const;
   // Calls f(id, next poll time) for every tracked repo, in no particular order. The id's view
   // is valid during the call; f must not change the scheduler.
   template <class F>
   void ForEach(F&& f) const {
-    for (RepoIds::Index i = 0; i < ids_.end(); ++i) {
-      if (ids_.live(i)) f(ids_.Name(i), entries_[i].at);
-    }
+    queue_.ForEach(std::forward<F>(f));
   }
 
   // Repos to start now, the longest-due first, within the concurrency cap and the budget. They
@@ -140,36 +138,10 @@ class Scheduler {
   static RequestBudget::Options BudgetOptions(const SchedulerOptions& o) {
     return {.quota = o.quota, .window_s = o.window_s, .webhook_percent = o.webhook_percent};
   }
-  // A tracked repo: its next poll time, and whether a poll of it is running.
-  struct Entry {
-    int64_t at = 0;
-    bool in_flight = false;
-  };
-  // (next poll time, repo) in the waiting heap; valid while the repo is tracked, not in flight
-  // and still due at `at` (a moved or started repo leaves a stale slot, dropped when it surfaces).
-  struct Slot {
-    int64_t at;
-    RepoIds::Index repo;
-  };
-  // The heap's order: the earliest time on top, ties by id.
-  bool Later(const Slot& a, const Slot& b) const {
-    return a.at != b.at ? a.at > b.at : ids_.Name(a.repo) > ids_.Name(b.repo);
-  }
-  bool Valid(const Slot& s) const {
-    return ids_.live(s.repo) && !entries_[s.repo].in_flight && entries_[s.repo].at == s.at;
-  }
-  // Moves a waiting repo's next poll time.
-  void Reschedule(RepoIds::Index repo, int64_t at);
-  // Queues a waiting repo at `at`; rebuilds the heap when stale slots outnumber the live ones.
-  void Push(RepoIds::Index repo, int64_t at);
-  // The earliest valid slot (stale ones above it dropped), or nullptr when none waits.
-  const Slot* Front() const;
-  void PopFront() const;
-
   SchedulerOptions options_;
-  RepoIds ids_;
-  std::vector<Entry> entries_;  // by RepoIds index
-  size_t in_flight_ = 0;
+  // Every tracked repo, its next poll time and whether it is polled now; the waiting ones by
+  // time: TakeDue and NextWake read its front, O(log n) a poll however many repos are tracked.
+  PollQueue queue_;
   // Hints waiting for a poll to start (a repo in flight is due again when its poll ends, or at
   // not_before when that is later: a deferred webhook).
   struct PendingHint {
@@ -181,10 +153,6 @@ class Scheduler {
   // (older ones are pruned); and the webhook-started polls in flight.
   std::map<std::string, int64_t> webhook_started_;
   std::set<std::string> webhook_in_flight_;
-  // Every tracked repo not in flight, by next poll time (a binary heap, Later on top last):
-  // TakeDue and NextWake read its front, so a poll costs O(log n) however many repos are
-  // tracked. Mutable: a const read drops the stale slots it finds on top.
-  mutable std::vector<Slot> waiting_;
   RequestBudget budget_;
 };
 
