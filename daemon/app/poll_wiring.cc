@@ -83,7 +83,8 @@ std::unique_ptr<schedule::ListingHints> MakeListingHints(const config::DaemonCon
   deps.hub = p.hub;
   deps.tracked = [loop = p.loop] {
     std::vector<std::string> ids;
-    for (const auto& [id, at] : loop->scheduler().due()) ids.push_back(id);
+    ids.reserve(loop->scheduler().size());
+    loop->scheduler().ForEach([&ids](std::string_view id, int64_t) { ids.emplace_back(id); });
     return ids;
   };
   deps.stored_head = [store = p.store](const std::string& repo) -> std::optional<std::string> {

@@ -58,7 +58,8 @@ void ListingHints::Arm(int64_t seconds) {
 void ListingHints::BeginRound() {
   if (stopped_ || round_) return;
   ledger_.SetTracked(deps_.tracked());
-  if (deps_.followed_owners) ledger_.AddOwners(deps_.followed_owners());
+  ledger_.SetFollowedOwners(deps_.followed_owners ? deps_.followed_owners()
+                                                 : std::vector<std::string>{});
   round_ = std::make_unique<Round>();
   round_->started = deps_.clock->Now();
   if (ledger_.owners() == 0) return EndRound();

@@ -9,23 +9,57 @@ std::string_view ListingModeName(ListingMode mode) {
   return mode == ListingMode::kFeed ? "feed" : "owners";
 }
 
-void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
-  tracked_ = std::set<std::string>(repos.begin(), repos.end());
-  owners_.clear();
-  for (const std::string& id : tracked_) {
-    const size_t slash = id.find('/');
-    if (slash != std::string::npos) ++owners_[id.substr(0, slash)];
+uint64_t ListingLedger::ShaDigest(const std::string& sha) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : sha) {
+    h ^= c;
+    h *= 1099511628211ull;
   }
-  std::erase_if(shas_, [this](const auto& entry) { return !tracked_.count(entry.first); });
+  return h == 0 ? 1 : h;  // 0 means "none listed yet"
 }
 
-void ListingLedger::AddOwners(const std::vector<std::string>& owners) {
-  for (const std::string& owner : owners) owners_.try_emplace(owner, 0);
+void ListingLedger::SetTracked(const std::vector<std::string>& repos) {
+  // Every round passes the tracked repos; most rounds they are the ones already held.
+  std::vector<bool> seen(tracked_.end(), false);
+  size_t distinct = 0;
+  const bool held = std::all_of(repos.begin(), repos.end(), [&](const std::string& id) {
+    const std::optional<RepoIds::Index> i = tracked_.Find(id);
+    if (i && !seen[*i]) {
+      seen[*i] = true;
+      ++distinct;
+    }
+    return i.has_value();
+  });
+  if (held && distinct == tracked_.size()) return;
+  RepoIds next;
+  for (const std::string& id : repos) next.Intern(id);
+  std::vector<uint64_t> shas(next.end(), 0);
+  for (RepoIds::Index i = 0; i < tracked_.end(); ++i) {
+    if (!tracked_.live(i) || shas_[i] == 0) continue;
+    if (std::optional<RepoIds::Index> j = next.Find(tracked_.Name(i))) shas[*j] = shas_[i];
+  }
+  tracked_ = std::move(next);
+  shas_ = std::move(shas);
+  owners_.clear();
+  for (RepoIds::Index i = 0; i < tracked_.end(); ++i) {
+    const std::string_view id = tracked_.Name(i);
+    const size_t slash = id.find('/');
+    if (slash != std::string_view::npos) ++owners_[std::string(id.substr(0, slash))];
+  }
 }
+
+void ListingLedger::SetFollowedOwners(const std::vector<std::string>& owners) {
+  followed_owners_.clear();
+  for (const std::string& owner : owners) {
+    if (!owners_.count(owner)) followed_owners_.insert(owner);
+  }
+}
+
+size_t ListingLedger::owners() const { return owners_.size() + followed_owners_.size(); }
 
 ListingRound ListingLedger::Plan(int64_t interval_s) {
   ListingRound round;
-  round.owners_cost = static_cast<int64_t>(owners_.size());
+  round.owners_cost = static_cast<int64_t>(owners());
   if (feed_rate_) {
     const double changes = *feed_rate_ * static_cast<double>(std::max<int64_t>(1, interval_s));
     round.feed_cost = std::max<int64_t>(
@@ -40,7 +74,8 @@ ListingRound ListingLedger::Plan(int64_t interval_s) {
   }
   round.mode = ListingMode::kOwners;
   for (const auto& [owner, count] : owners_) round.sources.push_back(owner);
-  if (probe && owners_.size() > 1) {  // one owner: the feed cannot cost less
+  round.sources.insert(round.sources.end(), followed_owners_.begin(), followed_owners_.end());
+  if (probe && owners() > 1) {  // one owner: the feed cannot cost less
     round.sources.push_back("");
     rounds_since_probe_ = 0;
   }
@@ -56,10 +91,11 @@ std::vector<ListedModel> ListingLedger::Consume(const std::string& source,
   std::vector<ListedModel> fresh;
   for (const ListedModel& item : items) {
     newest_seen_ = std::max(newest_seen_, item.last_modified);
-    if (!tracked_.count(item.id)) continue;
-    auto [it, added] = shas_.try_emplace(item.id, item.sha);
-    if (!added && it->second == item.sha) continue;
-    it->second = item.sha;
+    const std::optional<RepoIds::Index> i = tracked_.Find(item.id);
+    if (!i) continue;
+    const uint64_t sha = ShaDigest(item.sha);
+    if (shas_[*i] == sha) continue;
+    shas_[*i] = sha;
     fresh.push_back(item);
   }
   if (source.empty() && !items.empty()) {  // the feed: measure the Hub's rate of change

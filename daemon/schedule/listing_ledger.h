@@ -16,14 +16,20 @@
 // stored head and hints the repo when they differ. With no watermark yet (a first start), a
 // round reads one page of each source and sets it.
 //
+// Memory: the tracked ids are interned (RepoIds) and each one's last listed sha is kept as a
+// 64-bit digest, about 60 bytes a repo (issue 33: 100,000 repos). Two shas with one digest
+// (odds 2^-64 a change) would hide a change from the listing; the reconcile still finds it.
+//
 // Thread safety: none (the service uses it on its network thread).
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "daemon/schedule/repo_ids.h"
 
 namespace hubwatch::schedule {
 
@@ -58,9 +64,10 @@ class ListingLedger {
 
   // The tracked repos (ids "owner/name") a listing may speak for.
   void SetTracked(const std::vector<std::string>& repos);
-  // Owners whose listings are read as well (those of follow rules). After SetTracked.
-  void AddOwners(const std::vector<std::string>& owners);
-  size_t owners() const { return owners_.size(); }
+  // The owners whose listings are read as well (those of follow rules), replacing the last
+  // ones. After SetTracked: an owner of a tracked repo is not counted twice.
+  void SetFollowedOwners(const std::vector<std::string>& owners);
+  size_t owners() const;
 
   // Restores the watermark a previous run reached (Unix seconds).
   void RestoreWatermark(int64_t covered_until) { watermark_ = covered_until; }
@@ -85,9 +92,12 @@ class ListingLedger {
 
  private:
   Options options_;
-  std::set<std::string> tracked_;
-  std::map<std::string, int> owners_;        // owner -> tracked repos
-  std::map<std::string, std::string> shas_;  // tracked repo -> the last sha a listing showed
+  static uint64_t ShaDigest(const std::string& sha);
+
+  RepoIds tracked_;
+  std::vector<uint64_t> shas_;         // by tracked_ index: the last sha listed's digest; 0: none
+  std::map<std::string, int> owners_;  // owner -> tracked repos
+  std::set<std::string> followed_owners_;  // follow rules' owners that own no tracked repo
   std::optional<int64_t> watermark_;
   int64_t newest_seen_ = 0;  // this round
   std::optional<double> feed_rate_;

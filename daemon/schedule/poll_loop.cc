@@ -51,9 +51,9 @@ void PollLoop::SetOptions(SchedulerOptions options) {
   unlisted_.clear();
   const int64_t now = clock_.UnixSeconds();
   std::vector<std::string> far;
-  for (const auto& [repo, at] : scheduler_.due()) {
-    if (at > now + options.interval_s && !scheduler_.polling(repo)) far.push_back(repo);
-  }
+  scheduler_.ForEach([&](std::string_view repo, int64_t at) {
+    if (at > now + options.interval_s && !scheduler_.polling(repo)) far.emplace_back(repo);
+  });
   for (const std::string& repo : far) {
     scheduler_.Track(repo, scheduler_.Align(repo, now));
     Scheduled(repo, *scheduler_.next_poll_at(repo));

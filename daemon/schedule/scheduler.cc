@@ -5,42 +5,38 @@
 namespace hubwatch::schedule {
 
 void Scheduler::Track(const std::string& repo, int64_t next_poll_at) {
-  auto [it, added] = due_.try_emplace(repo, next_poll_at);
-  const bool waiting = !in_flight_.count(repo);
-  if (!added) {
-    if (waiting) waiting_.erase({it->second, &it->first});
-    it->second = next_poll_at;
-  }
-  if (waiting) waiting_.insert({next_poll_at, &it->first});
+  queue_.Set(repo, next_poll_at);
 }
 
 void Scheduler::Untrack(const std::string& repo) {
   hinted_.erase(repo);
   webhook_started_.erase(repo);
   webhook_in_flight_.erase(repo);
-  auto it = due_.find(repo);
-  if (it == due_.end()) return;
-  if (!in_flight_.erase(repo)) waiting_.erase({it->second, &it->first});
-  due_.erase(it);
+  if (const std::optional<PollQueue::Index> i = queue_.Find(repo)) queue_.Remove(*i);
+}
+
+bool Scheduler::polling(std::string_view repo) const {
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
+  return i && queue_.in_flight(*i);
 }
 
 std::vector<std::string> Scheduler::TakeDue(int64_t now) {
   if (budget_.paused_until(now)) return {};
   const size_t cap = static_cast<size_t>(std::max(0, options_.max_concurrent));
-  if (in_flight_.size() >= cap || budget_.spent(now)) return {};
+  if (queue_.in_flight() >= cap || budget_.spent(now)) return {};
   // Longest-due first (ties by id), only as many as there are free slots.
   std::vector<std::string> out;
-  const size_t take = cap - in_flight_.size();
-  for (auto w = waiting_.begin(); w != waiting_.end() && w->first <= now && out.size() < take;) {
-    const std::string& repo = *w->second;
-    in_flight_.insert(repo);
-    out.push_back(repo);
+  const size_t take = cap - queue_.in_flight();
+  for (auto i = queue_.Front(); i && queue_.at(*i) <= now && out.size() < take;
+       i = queue_.Front()) {
+    queue_.Start(*i);
+    std::string repo(queue_.name(*i));
     if (auto h = hinted_.find(repo);
         h != hinted_.end() && h->second.trigger == store::PollTrigger::kWebhook) {
       webhook_started_[repo] = now;
       webhook_in_flight_.insert(repo);
     }
-    w = waiting_.erase(w);
+    out.push_back(std::move(repo));
   }
   std::erase_if(webhook_started_, [&](const auto& started) {
     return started.second + options_.webhook_gap_s <= now;
@@ -51,11 +47,9 @@ std::vector<std::string> Scheduler::TakeDue(int64_t now) {
 Scheduler::NextPoll Scheduler::Finished(const std::string& repo, const PollEnd& end,
                                         int64_t requests, int64_t now, Slots slots) {
   budget_.Spend(requests, now);
-  const bool was_in_flight = in_flight_.erase(repo) > 0;
   if (webhook_in_flight_.erase(repo)) budget_.SpendWebhook(requests, now);
-  auto it = due_.find(repo);
-  if (it == due_.end()) return {};
-  if (!was_in_flight) waiting_.erase({it->second, &it->first});
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
+  if (!i) return {};
   NextPoll next;
   const auto hinted = hinted_.find(repo);
   if (hinted != hinted_.end()) {
@@ -65,31 +59,25 @@ Scheduler::NextPoll Scheduler::Finished(const std::string& repo, const PollEnd& 
   }
   // A burst publishes when it settles, not at the repo's next slot.
   if (end.settles_at && *end.settles_at < next.at) next = {*end.settles_at, true};
-  it->second = next.at;
-  waiting_.insert({it->second, &it->first});
+  queue_.Finish(*i, next.at);
   return next;
-}
-
-void Scheduler::Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at) {
-  waiting_.erase({it->second, &it->first});
-  it->second = at;
-  waiting_.insert({it->second, &it->first});
 }
 
 Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigger trigger,
                                        int64_t now) {
-  auto it = due_.find(repo);
-  if (it == due_.end()) return HintOutcome::kUntracked;
-  const bool in_flight = in_flight_.count(repo) != 0;
+  const std::optional<PollQueue::Index> it = queue_.Find(repo);
+  if (!it) return HintOutcome::kUntracked;
+  const int64_t at = queue_.at(*it);
+  const bool in_flight = queue_.in_flight(*it);
   const bool webhook = trigger == store::PollTrigger::kWebhook;
   if (auto pending = hinted_.find(repo); pending != hinted_.end()) {
     // One poll serves every hint; only the listing's is not held to a webhook's gap.
     if (webhook || pending->second.not_before <= now) return HintOutcome::kAlreadyQueued;
     pending->second = {trigger, now};
-    if (!in_flight) Reschedule(it, now);
+    if (!in_flight) queue_.Move(*it, now);
     return HintOutcome::kQueued;
   }
-  if (!in_flight && it->second <= now) {  // due already: the hint changes nothing but its trigger
+  if (!in_flight && at <= now) {  // due already: the hint changes nothing but its trigger
     hinted_.emplace(repo, PendingHint{trigger, now});
     return HintOutcome::kAlreadyQueued;
   }
@@ -101,7 +89,7 @@ Scheduler::HintOutcome Scheduler::Hint(const std::string& repo, store::PollTrigg
     if (!budget_.ReserveWebhook(now)) return HintOutcome::kDropped;
   }
   hinted_.emplace(repo, PendingHint{trigger, not_before});
-  if (!in_flight && not_before < it->second) Reschedule(it, not_before);
+  if (!in_flight && not_before < at) queue_.Move(*it, not_before);
   return not_before > now ? HintOutcome::kDeferred : HintOutcome::kQueued;
 }
 
@@ -114,8 +102,9 @@ std::optional<store::PollTrigger> Scheduler::TakeTrigger(const std::string& repo
 }
 
 std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
-  if (waiting_.empty()) return std::nullopt;
-  const int64_t wake = waiting_.begin()->first;
+  const std::optional<PollQueue::Index> front = queue_.Front();
+  if (!front) return std::nullopt;
+  const int64_t wake = queue_.at(*front);
   if (wake <= now && budget_.spent(now)) return budget_.window_end(now);
   const std::optional<int64_t> paused = budget_.paused_until(now);
   if (paused && wake < *paused) return *paused;
@@ -123,9 +112,9 @@ std::optional<int64_t> Scheduler::NextWake(int64_t now) const {
 }
 
 std::optional<int64_t> Scheduler::next_poll_at(const std::string& repo) const {
-  auto it = due_.find(repo);
-  if (it == due_.end()) return std::nullopt;
-  return it->second;
+  const std::optional<PollQueue::Index> i = queue_.Find(repo);
+  if (!i) return std::nullopt;
+  return queue_.at(*i);
 }
 
 int64_t Scheduler::Phase(const std::string& repo, int64_t interval_s) {

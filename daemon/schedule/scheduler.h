@@ -26,6 +26,7 @@
 //   - requests made outside polls (listing reads) count against the window too (Spend)
 //   - it follows what the Hub's RateLimit headers say (ObserveHub): while the Hub has paused the
 //     bucket nothing starts, and a Hub quota below the configured one lowers the budget
+// Memory: a tracked repo costs about 80 bytes (poll_queue.h), so 100,000 repos fit in 8 MB.
 // Not thread-safe: the service uses it from the network thread.
 
 #include <cstdint>
@@ -33,9 +34,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "daemon/schedule/next_poll.h"
+#include "daemon/schedule/poll_queue.h"
 #include "daemon/schedule/request_budget.h"
 #include "tracker/store/records.h"
 
@@ -64,12 +68,16 @@ class Scheduler {
   // next_poll_at: Unix seconds; 0 means never polled (due now).
   void Track(const std::string& repo, int64_t next_poll_at);
   void Untrack(const std::string& repo);
-  bool tracked(const std::string& repo) const { return due_.count(repo) != 0; }
-  size_t size() const { return due_.size(); }
-  size_t in_flight() const { return in_flight_.size(); }
-  bool polling(const std::string& repo) const { return in_flight_.count(repo) != 0; }
-  // Every tracked repo and its next poll time.
-  const std::map<std::string, int64_t>& due() const { return due_; }
+  bool tracked(const std::string& repo) const { return queue_.Find(repo).has_value(); }
+  size_t size() const { return queue_.size(); }
+  size_t in_flight() const { return queue_.in_flight(); }
+  bool polling(std::string_view repo) const;
+  // Calls f(id, next poll time) for every tracked repo, in no particular order. The id's view
+  // is valid during the call; f must not change the scheduler.
+  template <class F>
+  void ForEach(F&& f) const {
+    queue_.ForEach(std::forward<F>(f));
+  }
 
   // Repos to start now, the longest-due first, within the concurrency cap and the budget. They
   // count as in flight until Finished().
@@ -130,20 +138,10 @@ class Scheduler {
   static RequestBudget::Options BudgetOptions(const SchedulerOptions& o) {
     return {.quota = o.quota, .window_s = o.window_s, .webhook_percent = o.webhook_percent};
   }
-  // Moves a waiting repo's next poll time.
-  void Reschedule(std::map<std::string, int64_t>::iterator it, int64_t at);
-
-  // (next poll time, repo id) ordered by time, then id; the id points at due_'s key.
-  using Slot = std::pair<int64_t, const std::string*>;
-  struct SlotOrder {
-    bool operator()(const Slot& a, const Slot& b) const {
-      return a.first != b.first ? a.first < b.first : *a.second < *b.second;
-    }
-  };
-
   SchedulerOptions options_;
-  std::map<std::string, int64_t> due_;  // repo -> next poll time
-  std::set<std::string> in_flight_;
+  // Every tracked repo, its next poll time and whether it is polled now; the waiting ones by
+  // time: TakeDue and NextWake read its front, O(log n) a poll however many repos are tracked.
+  PollQueue queue_;
   // Hints waiting for a poll to start (a repo in flight is due again when its poll ends, or at
   // not_before when that is later: a deferred webhook).
   struct PendingHint {
@@ -155,9 +153,6 @@ class Scheduler {
   // (older ones are pruned); and the webhook-started polls in flight.
   std::map<std::string, int64_t> webhook_started_;
   std::set<std::string> webhook_in_flight_;
-  // Every tracked repo not in flight, by next poll time: TakeDue and NextWake read its front,
-  // so a poll costs O(log n) however many repos are tracked.
-  std::set<Slot, SlotOrder> waiting_;
   RequestBudget budget_;
 };
 

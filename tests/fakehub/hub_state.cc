@@ -187,22 +187,48 @@ Repo* HubState::FindRepoById(const std::string& id) {
   return nullptr;
 }
 
+void HubState::BuildIdIndex() {
+  id_index_.clear();
+  for (size_t i = 0; i < repos_.size(); ++i) {
+    id_index_[repos_[i].id].push_back(i);
+    for (const std::string& old : repos_[i].renamed_from) id_index_[old].push_back(i);
+  }
+}
+
 HubState::RepoMatch HubState::FindRepo(const std::vector<std::string>& segments, size_t first) {
   RepoMatch match;
+  auto matches = [this](const Repo& repo, const std::string& id) {
+    if (repo.deleted || MainHead(repo) < 0) return false;
+    return repo.id == id || std::find(repo.renamed_from.begin(), repo.renamed_from.end(), id) !=
+                                repo.renamed_from.end();
+  };
   for (size_t n : {size_t{2}, size_t{1}}) {
     if (first + n > segments.size()) continue;
     std::string id = PercentDecode(segments[first]);
     if (n == 2) id += "/" + PercentDecode(segments[first + 1]);
-    for (Repo& repo : repos_) {
-      if (repo.deleted || MainHead(repo) < 0) continue;
-      const bool renamed = std::find(repo.renamed_from.begin(), repo.renamed_from.end(), id) !=
-                           repo.renamed_from.end();
-      if (repo.id == id || renamed) {
-        match.repo = &repo;
-        match.requested_id = id;
-        match.segments = n;
-        return match;
+    Repo* found = nullptr;
+    if (auto hit = id_index_.find(id); hit != id_index_.end()) {
+      for (size_t i : hit->second) {
+        if (i < repos_.size() && matches(repos_[i], id)) {
+          found = &repos_[i];
+          break;
+        }
       }
+    }
+    if (!found) {
+      for (Repo& repo : repos_) {
+        if (matches(repo, id)) {
+          found = &repo;
+          BuildIdIndex();  // it had changed since the index was built
+          break;
+        }
+      }
+    }
+    if (found) {
+      match.repo = found;
+      match.requested_id = id;
+      match.segments = n;
+      return match;
     }
   }
   return match;

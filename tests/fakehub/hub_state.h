@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
@@ -192,6 +193,12 @@ class HubState {
   std::function<void(std::string)> webhook_sink_;
   std::vector<int> notified_head_;  // per repos_ index: main's head last reported, or -1
   int spam_serial_ = 0;             // the next spam child's serial
+  // FindRepo's fast path (a walk of every repo per request made fakehub the bottleneck of an
+  // ingest of 100,000 repos): each id and former id -> the repos_ indexes that had it when the
+  // index was built. A hit is checked against the repo as it is now; a miss walks every repo and
+  // rebuilds the index, so repos added, renamed or deleted since are still found as before.
+  std::unordered_map<std::string, std::vector<size_t>> id_index_;
+  void BuildIdIndex();
 };
 
 // Helpers shared by the hub_*.cc files.

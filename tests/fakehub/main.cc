@@ -1,6 +1,7 @@
 // fakehub --fixtures DIR [--fixtures DIR]... [--host 127.0.0.1] [--port N]
 //         [--cdn-host 127.0.0.2] [--cdn-port N]
 //         [--mode static|replay] [--speed X] [--replay-start ISO] [--synthetic N [--owners K]]
+//         [--synthetic-commits C] [--synthetic-tensors T]
 //         [--churn PER_MINUTE] [--webhook URL [--webhook-secret S]]
 //         [--api-quota N] [--resolvers-quota N] [--token TOKEN[:user[:unapproved]]]...
 //         [--relative-links] [--public-hub-url URL] [--public-cdn-url URL]
@@ -9,6 +10,9 @@
 //                    in two of them does not load).
 // --synthetic N      N generated repos, "synthetic/model-XXXXX" (synthetic.h); with --owners K,
 //                    "owner-XXXX/model-XXXXX" over K owners with Zipf-skewed sizes (K <= N).
+// --synthetic-commits C  commits per synthetic repo (default 3; 1: one ingest reads one revision)
+// --synthetic-tensors T  tensors in each synthetic model.safetensors (default 8; 0: no weights
+//                    file, so an ingest makes no CDN range read)
 // --churn R          R background repos per minute get a new head (churn.h): the Hub-wide
 //                    listing is as noisy as the real Hub's. Listing only; R <= 1,000,000.
 // --webhook URL      POST a Hub webhook to URL (http://127.x.y.z:PORT/path only) when a main
@@ -39,6 +43,7 @@ int Usage(const std::string& why) {
             << "               [--cdn-host H] [--cdn-port N]\n"
             << "               [--mode static|replay] [--speed X] [--replay-start ISO]\n"
             << "               [--synthetic N [--owners K]] [--churn PER_MINUTE]\n"
+            << "               [--synthetic-commits C] [--synthetic-tensors T]\n"
             << "               [--webhook http://127.0.0.1:PORT/PATH [--webhook-secret S]]\n"
             << "               [--api-quota N] [--resolvers-quota N]\n"
             << "               [--token TOKEN[:USER[:unapproved]]] [--relative-links]\n"
@@ -46,6 +51,8 @@ int Usage(const std::string& why) {
             << "  --fixtures DIR  repeatable: every DIR's repos, served together\n"
             << "  --synthetic N   N generated repos (synthetic/model-XXXXX); with --owners K,\n"
             << "                  owner-XXXX/model-XXXXX over K owners, Zipf-skewed sizes\n"
+            << "  --synthetic-commits C, --synthetic-tensors T   commits per synthetic repo\n"
+            << "                  (default 3) and tensors in its weights file (default 8, 0: none)\n"
             << "  --churn R       R untracked background repos per minute get a new head\n"
             << "                  (listed only, on the replay clock; wall clock when static)\n"
             << "  --webhook URL   Hub webhooks for new main heads, renames and deletions,\n"
@@ -65,6 +72,7 @@ int main(int argc, char** argv) {
   FakeHubOptions options;
   int synthetic = 0;
   int owners = 0;
+  SyntheticOptions s;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -91,6 +99,10 @@ int main(int argc, char** argv) {
         synthetic = std::stoi(value());
       else if (arg == "--owners")
         owners = std::stoi(value());
+      else if (arg == "--synthetic-commits")
+        s.commits = std::stoi(value());
+      else if (arg == "--synthetic-tensors")
+        s.tensors_per_file = std::stoi(value());
       else if (arg == "--churn")
         options.churn_per_minute = std::stod(value());
       else if (arg == "--webhook")
@@ -148,8 +160,9 @@ int main(int argc, char** argv) {
     return Usage("--owners K needs --synthetic N with 0 < K <= N");
   if (!(options.churn_per_minute >= 0 && options.churn_per_minute <= 1e6))
     return Usage("--churn is 0 to 1000000 changes per minute");
+  if (s.commits < 1 || s.tensors_per_file < 0)
+    return Usage("--synthetic-commits is at least 1, --synthetic-tensors at least 0");
   if (synthetic > 0) {
-    SyntheticOptions s;
     s.repos = synthetic;
     s.owners = owners;
     options.extra_repos = GenerateSyntheticRepos(s);

@@ -1,0 +1,87 @@
+#include "daemon/schedule/repo_ids.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "daemon/schedule/scheduler.h"
+
+namespace hubwatch::schedule {
+namespace {
+
+TEST(RepoIds, InternsEachIdOnceAndFindsItByText) {
+  RepoIds ids;
+  const RepoIds::Index a = ids.Intern("owner-0001/model-00001");
+  const RepoIds::Index b = ids.Intern("owner-0002/model-00002");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(ids.Intern("owner-0001/model-00001"), a);
+  EXPECT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids.Name(a), "owner-0001/model-00001");
+  EXPECT_EQ(ids.Find("owner-0002/model-00002"), b);
+  EXPECT_FALSE(ids.Find("owner-0003/model-00003"));
+  EXPECT_FALSE(ids.Find(""));
+}
+
+TEST(RepoIds, AReleasedIdIsGoneAndItsIndexReused) {
+  RepoIds ids;
+  const RepoIds::Index a = ids.Intern("a/one");
+  ids.Intern("a/two");
+  ids.Release(a);
+  EXPECT_FALSE(ids.live(a));
+  EXPECT_FALSE(ids.Find("a/one"));
+  EXPECT_EQ(ids.size(), 1u);
+  const RepoIds::Index c = ids.Intern("a/three");
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(ids.Name(c), "a/three");
+  EXPECT_EQ(ids.Find("a/two"), ids.Intern("a/two"));
+}
+
+TEST(RepoIds, ManyIdsAddedAndRemovedMatchAMap) {
+  // Past several rehashes and repacks (released text is reclaimed once it outweighs the live).
+  RepoIds ids;
+  std::map<std::string, RepoIds::Index> model;
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 20000; ++i) {
+      const std::string id = "owner-" + std::to_string(i % 997) + "/model-" +
+                             std::to_string(round * 100000 + i);
+      model[id] = ids.Intern(id);
+    }
+    for (auto it = model.begin(); it != model.end();) {  // drop about two thirds
+      if (it->second % 3 != 0) {
+        ids.Release(it->second);
+        it = model.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    ASSERT_EQ(ids.size(), model.size());
+    for (const auto& [id, index] : model) {
+      ASSERT_EQ(ids.Find(id), index) << id;
+      ASSERT_EQ(ids.Name(index), id);
+    }
+  }
+}
+
+TEST(RepoIds, TheSchedulerTracksAHundredThousandReposAndVisitsEachOnce) {
+  Scheduler s({.interval_s = 60, .max_concurrent = 8, .quota = 1'000'000});
+  for (int i = 0; i < 100000; ++i) {
+    s.Track("o-" + std::to_string(i % 1000) + "/m-" + std::to_string(i), 0);
+  }
+  s.Untrack("o-7/m-7");
+  EXPECT_EQ(s.size(), 99999u);
+  size_t seen = 0;
+  s.ForEach([&](std::string_view id, int64_t at) {
+    ++seen;
+    EXPECT_NE(id, "o-7/m-7");
+    EXPECT_EQ(at, 0);
+  });
+  EXPECT_EQ(seen, 99999u);
+  // Longest due first, ties by id.
+  EXPECT_EQ(s.TakeDue(10), (std::vector<std::string>{"o-0/m-0", "o-0/m-1000", "o-0/m-10000",
+                                                     "o-0/m-11000", "o-0/m-12000", "o-0/m-13000",
+                                                     "o-0/m-14000", "o-0/m-15000"}));
+}
+
+}  // namespace
+}  // namespace hubwatch::schedule
