@@ -138,7 +138,7 @@ TEST_F(FollowTest, ARuleTracksAnOwnersReposFromTheirHeadsWithoutAdvisories) {
   EXPECT_EQ(ServiceMetric("hubwatch_follow_requests_total"), 3);
   // Each repo's one revision is its head: its history was not read.
   auto s = OpenStore();
-  for (const std::string& id : {"acme/model-00000", "acme/model-00024"}) {
+  for (const char* id : {"acme/model-00000", "acme/model-00024"}) {
     std::vector<store::RevisionRecord> revs = *s->revisions().ListRevisions(id);
     ASSERT_EQ(revs.size(), 1u) << id;
     EXPECT_EQ(*s->repos().GetRefHead(id, "main"), revs[0].sha);
@@ -250,7 +250,9 @@ TEST_F(FollowTest, AReloadWithoutTheRuleUntracksItsRepos) {
   kill(getpid(), SIGHUP);
   ASSERT_TRUE(WaitUntil([&] { return Followed() == 0 && Events().size() == 20; }));
   for (const store::FollowEvent& e : Events()) {
-    if (e.kind == "untracked") EXPECT_NE(e.reason.find("removed"), std::string::npos);
+    if (e.kind == "untracked") {
+      EXPECT_NE(e.reason.find("removed"), std::string::npos);
+    }
   }
 }
 

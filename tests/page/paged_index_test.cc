@@ -89,7 +89,7 @@ class PagedIndexTest : public api::testing::ApiTest {
 };
 
 TEST_F(PagedIndexTest, EveryPageHoldsAtMostOnePage) {
-  for (const std::string& target :
+  for (const char* target :
        {"/", "/?family=fam-1", "/?name=model-0001", "/?owner=bulk-03", "/?state=ok",
         "/?changed_since=2033-05-18", "/?changed_since=2033-05-18T03:34:00Z&family=fam-2",
         "/?family=no+model_type"}) {

@@ -8,7 +8,8 @@
 namespace hubwatch::store {
 namespace {
 
-enum Filter : unsigned { kName = 1, kOwner = 2, kFamily = 4, kState = 8, kChanged = 16 };
+// The filters a search uses, as bits of the statement cache's key.
+constexpr unsigned kName = 1, kOwner = 2, kFamily = 4, kState = 8, kChanged = 16;
 constexpr unsigned kFilterSets = 32;
 
 // The query for one set of filters and one direction. A filter that is not asked for is left
@@ -67,9 +68,9 @@ Result<int64_t> RepoPages::Count() {
 }
 
 Result<std::vector<RepoKey>> RepoPages::Find(const RepoSearch& s) {
-  const unsigned filters = (s.name.empty() ? 0 : kName) | (s.owner.empty() ? 0 : kOwner) |
-                           (s.family.empty() ? 0 : kFamily) | (s.state.empty() ? 0 : kState) |
-                           (s.changed_since > 0 ? kChanged : 0);
+  const unsigned filters = (s.name.empty() ? 0u : kName) | (s.owner.empty() ? 0u : kOwner) |
+                           (s.family.empty() ? 0u : kFamily) | (s.state.empty() ? 0u : kState) |
+                           (s.changed_since > 0 ? kChanged : 0u);
   const bool backward = !s.before.empty();
   HW_PREPARE(q, CachedFindSql(filters, backward));
   // An owner's ids are those from "owner/" up to, not including, "owner0" ('0' follows '/').
