@@ -3,7 +3,20 @@
 #include <algorithm>
 #include <map>
 
+#include "tracker/hub/repo_id.h"
+
 namespace hubwatch::schedule {
+namespace {
+
+// The listed sha for an event: 40 lower-case hex digits, or "" (unknown) when it is not one.
+std::string ShaOrNone(const std::optional<std::string>& sha) {
+  const bool hex = sha && sha->size() == 40 && std::all_of(sha->begin(), sha->end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  return hex ? *sha : "";
+}
+
+}  // namespace
 
 std::string LiteralPart(const std::string& glob) {
   std::string best, run;
@@ -53,6 +66,8 @@ FollowSelection SelectFollows(std::vector<FollowState>& rules,
   int64_t total = 0;
   for (const FollowState& r : rules) total += r.tracked;
   for (const hub::ModelSummary& m : items) {
+    // The listing is upstream's text: an id the Hub's rules refuse is never tracked.
+    if (!hub::ValidateRepoId(m.id).ok()) continue;
     bool in_selection = false;
     for (FollowState& r : rules) {
       if (walk_rule && r.rule.name != *walk_rule) continue;
@@ -67,7 +82,7 @@ FollowSelection SelectFollows(std::vector<FollowState>& rules,
       ++added[r.rule.name];
       ++total;
       in_selection = true;
-      out.fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, m.sha.value_or("")});
+      out.fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, ShaOrNone(m.sha)});
       break;
     }
   }

@@ -42,7 +42,8 @@ struct FollowSelection {
   int64_t capped = 0;                     // matches skipped over a cap
 };
 
-// The repos of `items` the rules bring, the first rule (in order) that matches a repo taking it
+// The repos of `items` the rules bring (an id the Hub's rules refuse never; a listed sha that is
+// not 40 hex digits is kept as ""), the first rule (in order) that matches a repo taking it
 // unless `taken(id)` (tracked already, or being tracked); a rule at its max_repos, or all rules
 // at `max_total`, skips it (counted in the rule's `capped`) and the next rule may take it. With
 // `walk_rule`, only that rule is considered.

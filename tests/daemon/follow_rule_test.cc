@@ -138,15 +138,17 @@ TEST(FollowListing, TheFirstMatchingRuleWithRoomTakesARepoAndCapsAreCounted) {
       {.rule = Rule(R"({"owner": "acme", "name": "all", "backfill": true})"), .tracked = 0}};
   std::vector<hub::ModelSummary> items = {Listed("acme/big-1"), Listed("acme/big-2"),
                                           Listed("acme/small"), Listed("acme/taken"),
-                                          Listed("other/big-3")};
-  items[0].sha = "s1";
+                                          Listed("other/big-3"), Listed("acme/big-..\x1b[2J")};
+  items[0].sha = "0123456789abcdef0123456789abcdef01234567";
+  items[1].sha = "<script>";  // upstream's text: not a sha
   schedule::FollowSelection s = schedule::SelectFollows(
       rules, items, std::nullopt, 100, [](const std::string& id) { return id == "acme/taken"; });
   ASSERT_EQ(s.fresh.size(), 3u);
   EXPECT_EQ(s.fresh[0].repo, "acme/big-1");
   EXPECT_EQ(s.fresh[0].rule, "acme/big-*");
   EXPECT_TRUE(s.fresh[0].baseline);
-  EXPECT_EQ(s.fresh[0].sha, "s1");
+  EXPECT_EQ(s.fresh[0].sha, "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(s.fresh[1].sha, "");
   EXPECT_EQ(s.fresh[1].repo, "acme/big-2");  // over the first rule's cap: the second takes it
   EXPECT_EQ(s.fresh[1].rule, "all");
   EXPECT_FALSE(s.fresh[1].baseline);  // "backfill": its history too
