@@ -62,41 +62,26 @@ Result<std::optional<int64_t>> DeliveryQueue::NextAttemptAt() {
 }
 
 Status DeliveryQueue::RecordAttempt(const DeliveryAttempt& a) {
-  if (a.outbox_id < 0) return RecordFollowAttempt(a);
+  // A follow event's row (a negative id) is follow_outbox's; the statements are the same.
+  const bool follow = a.outbox_id < 0;
   const std::optional<int>& status = a.status;
   if (a.outcome == DeliveryOutcome::kDelivered) {
-    HW_PREPARE(q,
-               "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = '', "
-               "last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 WHERE id = ?1");
+    static const std::string sql[2] = {
+        "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = '', "
+        "last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 WHERE id = ?1",
+        "UPDATE follow_outbox SET state = 'delivered', attempts = attempts + 1, last_error = '', "
+        "last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 WHERE id = -?1"};
+    HW_PREPARE(q, sql[follow]);
     return q.Bind(1, a.outbox_id).BindOptional(2, status).Bind(3, a.at).Run("recording a delivery");
   }
-  HW_PREPARE(q,
-             "UPDATE outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
-             "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
-             "WHERE id = ?1 AND state = 'pending'");
-  const bool retry = a.outcome == DeliveryOutcome::kRetry;
-  return q.Bind(1, a.outbox_id)
-      .Bind(2, DeliveryStateName(retry ? DeliveryState::kPending : DeliveryState::kFailed))
-      .Bind(3, a.error)
-      .BindOptional(4, status)
-      .Bind(5, a.at)
-      .Bind(6, retry ? a.next_attempt_at : a.at)
-      .Run("recording a failed delivery");
-}
-
-Status DeliveryQueue::RecordFollowAttempt(const DeliveryAttempt& a) {
-  const std::optional<int>& status = a.status;
-  if (a.outcome == DeliveryOutcome::kDelivered) {
-    HW_PREPARE(q,
-               "UPDATE follow_outbox SET state = 'delivered', attempts = attempts + 1, "
-               "last_error = '', last_status = ?2, last_attempt_at = ?3, delivered_at = ?3 "
-               "WHERE id = -?1");
-    return q.Bind(1, a.outbox_id).BindOptional(2, status).Bind(3, a.at).Run("recording a delivery");
-  }
-  HW_PREPARE(q,
-             "UPDATE follow_outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
-             "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
-             "WHERE id = -?1 AND state = 'pending'");
+  static const std::string sql[2] = {
+      "UPDATE outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
+      "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
+      "WHERE id = ?1 AND state = 'pending'",
+      "UPDATE follow_outbox SET state = ?2, attempts = attempts + 1, last_error = ?3, "
+      "last_status = ?4, last_attempt_at = ?5, next_attempt_at = ?6 "
+      "WHERE id = -?1 AND state = 'pending'"};
+  HW_PREPARE(q, sql[follow]);
   const bool retry = a.outcome == DeliveryOutcome::kRetry;
   return q.Bind(1, a.outbox_id)
       .Bind(2, DeliveryStateName(retry ? DeliveryState::kPending : DeliveryState::kFailed))

@@ -62,7 +62,6 @@ class DeliveryQueue {
   Status Defer(const std::string& advisory_id, int64_t until);
 
  private:
-  Status RecordFollowAttempt(const DeliveryAttempt& attempt);
   Database& db_;
 };
 
