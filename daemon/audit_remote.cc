@@ -1,5 +1,6 @@
 #include "daemon/audit_remote.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "daemon/audit/store_evidence.h"
@@ -10,6 +11,9 @@ namespace hubwatch::cli {
 namespace {
 
 constexpr int kMaxPages = 1000;  // of one query's advisories
+// The most queries one POST /v1/querybatch may carry: the server's limit (osv.dev's too), which
+// answers a larger batch 400.
+constexpr size_t kMaxQueriesPerBatch = 1000;
 
 std::string RepoPath(const std::string& repo) { return "/api/v1/repos/" + UrlEscape(repo, true); }
 
@@ -148,9 +152,11 @@ Result<const std::vector<audit::AuditAdvisory>*> ServerEvidence::Received(
 Result<std::vector<audit::Evidence>> ServerEvidence::Gather(
     const std::vector<audit::EvidenceRequest>& requests, const std::string& since) {
   std::vector<audit::Evidence> out(requests.size());
-  // Pins: resolved one by one (an unknown revision is said so), then judged in one batch.
+  // Pins: resolved one by one (an unknown revision is said so), then judged in batches, each
+  // (repo, sha) asked once and its answer given to every reference that pins it.
+  std::map<std::pair<std::string, std::string>, size_t> query_of;  // (repo, sha) -> query
+  std::vector<std::vector<size_t>> askers;  // per query: the request indexes it answers
   nlohmann::json queries = nlohmann::json::array();
-  std::vector<size_t> asked;  // request index of each query
   for (size_t i = 0; i < requests.size(); ++i) {
     const audit::EvidenceRequest& q = requests[i];
     audit::Evidence& e = out[i];
@@ -159,24 +165,7 @@ Result<std::vector<audit::Evidence>> ServerEvidence::Gather(
     e.tracked = facts->tracked;
     e.newest = facts->newest;
     if (!e.tracked) {
-      Result<const nlohmann::json*> d = DerivativeOf(q.repo);
-      if (!d.ok()) return d.error();
-      if (!*d) continue;
-      const nlohmann::json& entry = **d;
-      audit::DerivativeLag lag{.upstream = derivatives_[q.repo].first,
-                               .relation = Text(entry, "relation"),
-                               .head = Text(entry, "head"),
-                               .current = Text(entry, "status") != "unchecked"};
-      const auto lags = entry.find("advisories");
-      if (lags != entry.end() && lags->is_array()) {
-        for (const nlohmann::json& l : *lags) {
-          if (!l.is_object() || Text(l, "status") != "lagging") continue;
-          Result<audit::AuditAdvisory> a = Advisory(Text(l, "id"));
-          if (!a.ok()) return a.error();
-          lag.lagging.push_back(std::move(a).value());
-        }
-      }
-      e.derivative = std::move(lag);
+      if (Status s = ReadDerivative(q.repo, e); !s.ok()) return s.error();
       continue;
     }
     if (Pinned(q.kind)) {
@@ -185,32 +174,64 @@ Result<std::vector<audit::Evidence>> ServerEvidence::Gather(
       e.sha = rev->sha;
       e.problem = rev->problem;
       if (e.sha.empty()) continue;
-      queries.push_back({{"package", {{"name", q.repo}}}, {"version", e.sha}});
-      asked.push_back(i);
+      auto [it, added] = query_of.emplace(std::make_pair(q.repo, e.sha), askers.size());
+      if (added) {
+        queries.push_back({{"package", {{"name", q.repo}}}, {"version", e.sha}});
+        askers.emplace_back();
+      }
+      askers[it->second].push_back(i);
     } else if (!since.empty() && q.kind != audit::RevisionKind::kComputed) {
       Result<const std::vector<audit::AuditAdvisory>*> received = Received(q.repo, since);
       if (!received.ok()) return received.error();
       e.advisories = **received;
     }
   }
-  if (asked.empty()) return out;
-  Result<nlohmann::json> batch = api_.Post("/v1/querybatch", {{"queries", queries}});
-  if (!batch.ok()) return batch.error();
-  const auto results = batch->find("results");
-  if (results == batch->end() || !results->is_array() || results->size() != asked.size()) {
-    return Error::Io("--api: /v1/querybatch answered " + std::to_string(asked.size()) +
-                     " queries with something else");
-  }
-  for (size_t k = 0; k < asked.size(); ++k) {
-    Result<std::vector<std::string>> ids = Ids(api_, queries[k], (*results)[k]);
-    if (!ids.ok()) return ids.error();
-    for (const std::string& id : *ids) {
-      Result<audit::AuditAdvisory> a = Advisory(id);
-      if (!a.ok()) return a.error();
-      out[asked[k]].advisories.push_back(std::move(a).value());
+  for (size_t first = 0; first < queries.size(); first += kMaxQueriesPerBatch) {
+    const size_t count = std::min(kMaxQueriesPerBatch, queries.size() - first);
+    nlohmann::json batch_queries = nlohmann::json::array();
+    for (size_t k = 0; k < count; ++k) batch_queries.push_back(queries[first + k]);
+    Result<nlohmann::json> batch = api_.Post("/v1/querybatch", {{"queries", batch_queries}});
+    if (!batch.ok()) return batch.error();
+    const auto results = batch->find("results");
+    if (results == batch->end() || !results->is_array() || results->size() != count) {
+      return Error::Io("--api: /v1/querybatch answered " + std::to_string(count) +
+                       " queries with something else");
+    }
+    for (size_t k = 0; k < count; ++k) {
+      Result<std::vector<std::string>> ids = Ids(api_, batch_queries[k], (*results)[k]);
+      if (!ids.ok()) return ids.error();
+      std::vector<audit::AuditAdvisory> advisories;
+      for (const std::string& id : *ids) {
+        Result<audit::AuditAdvisory> a = Advisory(id);
+        if (!a.ok()) return a.error();
+        advisories.push_back(std::move(a).value());
+      }
+      for (size_t i : askers[first + k]) out[i].advisories = advisories;
     }
   }
   return out;
+}
+
+Status ServerEvidence::ReadDerivative(const std::string& repo, audit::Evidence& e) {
+  Result<const nlohmann::json*> d = DerivativeOf(repo);
+  if (!d.ok()) return d.error();
+  if (!*d) return Status::Ok();
+  const nlohmann::json& entry = **d;
+  audit::DerivativeLag lag{.upstream = derivatives_[repo].first,
+                           .relation = Text(entry, "relation"),
+                           .head = Text(entry, "head"),
+                           .current = Text(entry, "status") != "unchecked"};
+  const auto lags = entry.find("advisories");
+  if (lags != entry.end() && lags->is_array()) {
+    for (const nlohmann::json& l : *lags) {
+      if (!l.is_object() || Text(l, "status") != "lagging") continue;
+      Result<audit::AuditAdvisory> a = Advisory(Text(l, "id"));
+      if (!a.ok()) return a.error();
+      lag.lagging.push_back(std::move(a).value());
+    }
+  }
+  e.derivative = std::move(lag);
+  return Status::Ok();
 }
 
 }  // namespace hubwatch::cli

@@ -2,8 +2,9 @@
 
 // ServerEvidence: what a running `hubwatch serve` knows of the repos and revisions audit asks
 // about (`hubwatch audit --server URL`), through its HTTP API. The pinned revisions' advisories
-// come from the osv.dev-compatible POST /v1/querybatch, every pin in one request (a repo and a
-// revision prefix or ref per query, as osv.dev's package + version); each advisory is read once
+// come from the osv.dev-compatible POST /v1/querybatch (a repo and a full sha per query, as
+// osv.dev's package + version), each (repo, sha) asked once however many references pin it, in
+// batches of at most the server's 1,000 queries; each advisory is read once
 // (GET /v1/vulns/{id}) however many pins it affects. A pinned revision is resolved by GET
 // .../revisions/{rev} (an unknown one is reported, not judged clean); floating references read
 // GET /api/v1/advisories?repo&since; an untracked repo is looked for among the tracked repos'
@@ -46,6 +47,8 @@ class ServerEvidence final : public audit::EvidenceSource {
   Result<audit::AuditAdvisory> Advisory(const std::string& id);
   // The derivative entry (GET .../derivatives) of `repo` among the tracked repos', or null.
   Result<const nlohmann::json*> DerivativeOf(const std::string& repo);
+  // e.derivative for an untracked `repo`, when it is a tracked repo's derivative.
+  Status ReadDerivative(const std::string& repo, audit::Evidence& e);
 
   ApiClient& api_;
   std::map<std::string, RepoFacts> facts_;

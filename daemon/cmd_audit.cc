@@ -1,15 +1,23 @@
 // hubwatch audit [PATH...]: the models a codebase pins or floats, and the upstream changes that
 // affect them (daemon/audit), as npm audit, pip-audit and osv-scanner do for packages.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <utility>
 
 #include "daemon/api_client.h"
 #include "daemon/audit/audit_report.h"
+#include "daemon/audit/dir_fd.h"
 #include "daemon/audit/fix.h"
+#include "daemon/audit/replace_at.h"
 #include "daemon/audit/sarif.h"
 #include "daemon/audit/scan_tree.h"
 #include "daemon/audit/store_evidence.h"
@@ -88,12 +96,44 @@ Args TakeOwnFlags(const Args& args, Options& o) {
   return rest;
 }
 
-// The time --since-last FILE holds ("" when FILE does not exist yet).
+// The directory --since-last FILE is in (as the user named it), and FILE's name there.
+struct SinceLastFile {
+  audit::DirFd dir;
+  std::string name;
+};
+
+Result<SinceLastFile> OpenSinceLast(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") {
+    return Error::InvalidInput("--since-last " + Clip(file) + ": not a file name");
+  }
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : file.substr(0, slash);
+  Result<audit::DirFd> opened = audit::DirFd::Open(dir);
+  if (!opened.ok()) {
+    return Error::InvalidInput("--since-last " + Clip(file) + ": " + opened.error().message);
+  }
+  return SinceLastFile{std::move(opened).value(), std::move(name)};
+}
+
+// The time --since-last FILE holds ("" when FILE does not exist yet). FILE is read as the
+// audit's own file: a symbolic link or anything but a regular file there is an error.
 Result<std::string> LastAuditTime(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return std::string();
-  std::string line;
-  std::getline(in, line);
+  constexpr size_t kMaxBytes = 4096;  // one time and a newline
+  Result<SinceLastFile> at = OpenSinceLast(file);
+  if (!at.ok()) return at.error();
+  struct stat st {};
+  if (::fstatat(at->dir.get(), at->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+      errno == ENOENT) {
+    return std::string();
+  }
+  Result<audit::RegularFile> read = audit::ReadRegularAt(at->dir, at->name, kMaxBytes);
+  if (!read.ok()) {
+    return Error::InvalidInput("--since-last " + Clip(file) + ": " + read.error().message);
+  }
+  const std::string line = read->content.substr(0, read->content.find('\n'));
   if (!store::ParseSinceTime(line)) {
     return Error::InvalidInput("--since-last " + Clip(file) + ": '" + Clip(line) +
                                "' is not the time an audit wrote");
@@ -101,15 +141,14 @@ Result<std::string> LastAuditTime(const std::string& file) {
   return line;
 }
 
+// Replaces FILE atomically through a fresh temporary beside it (audit/replace_at.h): a link
+// planted at any name in its directory is never followed.
 Status RecordAuditTime(const std::string& file, int64_t now) {
-  const std::string temp = file + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << advisory::Rfc3339(now) << "\n";
-    if (!out.flush()) return Error::Io("--since-last " + Clip(file) + ": cannot write");
-  }
-  if (std::rename(temp.c_str(), file.c_str()) != 0) {
-    return Error::Io("--since-last " + Clip(file) + ": cannot replace");
+  Result<SinceLastFile> at = OpenSinceLast(file);
+  if (!at.ok()) return at.error();
+  const std::string text = advisory::Rfc3339(now) + "\n";
+  if (Status s = audit::ReplaceAt(at->dir, at->name, text, std::nullopt); !s.ok()) {
+    return Error::Io("--since-last " + Clip(file) + ": " + s.error().message);
   }
   return Status::Ok();
 }

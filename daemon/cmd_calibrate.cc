@@ -1,13 +1,23 @@
 // hubwatch calibrate: the estimator against published measured runs (calibration.h).
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <string>
 
 #include "daemon/cli_common.h"
 #include "daemon/commands.h"
@@ -31,6 +41,9 @@ vocabularies: tests/fixtures/calibration/README.md). The model's config.json is 
 DIR/<org>__<name>.config.json; a quantized repository without one (a name ending -GPTQ-Int4,
 -GPTQ-Int8, -GPTQ, -AWQ, -Int4 or -Int8) is read from its base model's config (the same name
 without the suffix, in its organisation or else in any other in DIR), and the case says so.
+A record whose measured values are out of range (a peak that is not positive or over 100,000
+GiB, a batch or length below 1 or absurdly large) is refused, naming the record and the field;
+so is an input that is not a regular file (a fifo).
 
 options:
   --measurements FILE  the measured runs, one JSON record per line
@@ -53,9 +66,102 @@ struct Case {
   std::string config_model;  // whose config.json was read, when not the run's own
 };
 
+// What a record's measured values may be. A peak is positive and finite, and at most 100,000
+// GiB: far above any published run (the largest, a multi-GPU total, is a few hundred GiB) and
+// below where a unit mix-up lands (bytes read as GiB: ~1e10). Counts (batch, accumulation
+// steps, LoRA rank, GPUs) are at least 1 and at most 2^20; token lengths at most 2^24 (16M),
+// the prompt's and generation's at least 0, the sequence's at least 1.
+constexpr double kMaxMeasuredGib = 100'000;
+constexpr int64_t kMaxCount = int64_t{1} << 20;
+constexpr int64_t kMaxTokens = int64_t{1} << 24;
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Whether the run's measured values are in range; the error names the field and the range.
+Status CheckMeasuredValues(const MeasuredRun& run) {
+  if (run.value_gib) {
+    const double v = *run.value_gib;
+    if (!std::isfinite(v) || v <= 0 || v > kMaxMeasuredGib) {
+      return Error::InvalidInput("norm.value_gib is " + Number(v) +
+                                 ", not a measured peak (positive, finite, at most " +
+                                 Grouped(static_cast<uint64_t>(kMaxMeasuredGib)) + " GiB)");
+    }
+  }
+  struct Field {
+    const char* name;
+    const std::optional<int64_t>& value;
+    int64_t min, max;
+  };
+  const Field fields[] = {{"batch_size", run.batch, 1, kMaxCount},
+                          {"grad_accum", run.grad_accum, 1, kMaxCount},
+                          {"lora_r", run.lora_r, 1, kMaxCount},
+                          {"num_gpus", run.num_gpus, 1, kMaxCount},
+                          {"seq_len", run.seq_len, 1, kMaxTokens},
+                          {"prompt_tokens", run.prompt_tokens, 0, kMaxTokens},
+                          {"generated_tokens", run.generated_tokens, 0, kMaxTokens}};
+  for (const Field& f : fields) {
+    if (f.value && (*f.value < f.min || *f.value > f.max)) {
+      return Error::InvalidInput(std::string("norm.") + f.name + " is " + std::to_string(*f.value) +
+                                 ", outside " + std::to_string(f.min) + ".." +
+                                 Grouped(static_cast<uint64_t>(f.max)));
+    }
+  }
+  return Status::Ok();
+}
+
+// `path`'s bytes, when it is a regular file. Opened O_NONBLOCK, so a fifo (or a device) costs
+// an error, never a hang; the blocking mode is restored before reading. Messages do not name
+// the file: the caller does.
+Result<std::string> ReadRegularFile(const std::string& path, size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return Error::InvalidInput(std::string("cannot open for reading: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a fifo"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a device or other special file";
+    ::close(fd);
+    return Error::InvalidInput(std::string("not a regular file (") + kind + "), not read");
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return Error::InvalidInput(std::string("read error: ") + std::strerror(error));
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    if (data.size() > max_bytes) {
+      ::close(fd);
+      return Error::InvalidInput("larger than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+  ::close(fd);
+  return data;
+}
+
 // Every <org>__<name>.config.json in DIR that reads as a JSON object, under "org/name". A file
-// that does not is left out: a run of its model then says it has no config.json.
-CalibrationConfigs LoadConfigs(const std::string& dir) {
+// that is not JSON (or not an object) is left out: a run of its model then says it has no
+// config.json. Errors: DIR is not a directory, or a file of that name is not a regular file
+// (a fifo would hang the read) or cannot be read.
+Result<CalibrationConfigs> LoadConfigs(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Error::InvalidInput("--configs " + Clip(dir) + ": not a directory");
+  }
   CalibrationConfigs configs;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -66,14 +172,18 @@ CalibrationConfigs LoadConfigs(const std::string& dir) {
         file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
       continue;
     }
-    Result<std::string> text = ReadFileUpTo(entry.path().string(), kMaxConfigBytes);
-    if (!text.ok()) continue;
+    Result<std::string> text = ReadRegularFile(entry.path().string(), kMaxConfigBytes);
+    if (!text.ok()) {
+      return Error::InvalidInput("--configs " + Clip(dir) + ": " + Clip(file) + ": " +
+                                 text.error().message);
+    }
     nlohmann::json config = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (config.is_discarded() || !config.is_object()) continue;
     configs.Add(
         file.substr(0, sep) + "/" + file.substr(sep + 2, file.size() - suffix.size() - sep - 2),
         std::move(config));
   }
+  if (ec) return Error::InvalidInput("--configs " + Clip(dir) + ": " + ec.message());
   return configs;
 }
 
@@ -161,11 +271,17 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     return Fail(err, "calibrate",
                 Error::InvalidInput("needs --measurements FILE.jsonl and --configs DIR"));
   }
-  Result<std::string> text = ReadFileUpTo(measurements->second, kMaxMeasurementBytes);
-  if (!text.ok()) return Fail(err, "calibrate", text.error());
+  Result<std::string> text = ReadRegularFile(measurements->second, kMaxMeasurementBytes);
+  if (!text.ok()) {
+    return Fail(err, "calibrate",
+                Error::InvalidInput("--measurements " + Clip(measurements->second) + ": " +
+                                    text.error().message));
+  }
+  Result<CalibrationConfigs> loaded = LoadConfigs(configs->second);
+  if (!loaded.ok()) return Fail(err, "calibrate", loaded.error());
 
   std::vector<Case> cases;
-  const CalibrationConfigs configs_read = LoadConfigs(configs->second);
+  const CalibrationConfigs& configs_read = *loaded;
   std::deque<MeasuredRun> runs;  // its elements stay put: calibration_runs points at them
   std::vector<CalibrationRun> calibration_runs;
   std::istringstream lines(*text);
@@ -179,6 +295,11 @@ int RunCalibrate(const Args& args, std::ostream& out, std::ostream& err) {
     }
     Result<MeasuredRun> run = ParseMeasuredRun(record);
     if (!run.ok()) return Fail(err, "calibrate", Error::InvalidInput(where + run.error().message));
+    if (Status s = CheckMeasuredValues(*run); !s.ok()) {
+      return Fail(
+          err, "calibrate",
+          Error::InvalidInput(where + "record \"" + Clip(run->id) + "\": " + s.error().message));
+    }
     Case c;
     const nlohmann::json* config = configs_read.For(run->model, &c.config_model);
     cases.push_back(std::move(c));

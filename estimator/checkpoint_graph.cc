@@ -1,6 +1,8 @@
 #include "estimator/checkpoint_graph.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +19,51 @@
 
 namespace hubwatch {
 namespace {
+
+// Past a few, the layers stored past num_hidden_layers are one note with their count.
+constexpr int64_t kMaxExtraLayerNotes = 4;
+
+// The graph's size against checkpoint_graph.h's limits, counted as it is built.
+class GraphLimits {
+ public:
+  // The graph's numbered layers, and its nodes outside them.
+  Status Start(size_t numbered, std::initializer_list<const Node*> unnumbered) {
+    if (numbered > kMaxCheckpointLayers) {
+      return Error::InvalidInput("the checkpoint's tensors make " + Grouped(numbered) +
+                                 " numbered layers, more than the " +
+                                 Grouped(kMaxCheckpointLayers) + " read from a checkpoint");
+    }
+    for (const Node* n : unnumbered) {
+      if (Status s = Specs(*n); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  // A node added to the graph.
+  Status Specs(const Node& node) {
+    if ((specs_ += node.tensors.size()) <= kMaxCheckpointSpecs) return Status::Ok();
+    return Error::InvalidInput("the checkpoint's tensors make more than " +
+                               Grouped(kMaxCheckpointSpecs) +
+                               " distinct tensor templates, more than are read from a checkpoint");
+  }
+  // A block added to the `blocks` already there, with its node.
+  Status Block(size_t blocks, const Node& node) {
+    if (blocks >= kMaxCheckpointBlocks) {
+      return Error::InvalidInput("the checkpoint's layers take more than " +
+                                 Grouped(kMaxCheckpointBlocks) +
+                                 " different sets of tensor names and shapes, more than are "
+                                 "read from a checkpoint");
+    }
+    return Specs(node);
+  }
+
+ private:
+  size_t specs_ = 0;
+};
+
+std::string PastLayerCountNote(const std::string& stack, int64_t number, int64_t layer_count) {
+  return Clip(stack) + "." + std::to_string(number) + " is stored past num_hidden_layers " +
+         std::to_string(layer_count) + ": on disk, not loaded, not counted as parameters";
+}
 
 using checkpoint::CheckpointLayout;
 using checkpoint::Findings;
@@ -194,20 +241,31 @@ class Builder {
 
   // Layers whose tensors have the same templated names, shapes and dtypes share one block.
   Status BuildLayers() {
+    GraphLimits limits;
+    if (Status s =
+            limits.Start(layout_.layers().size(), {&embeddings_, &positions_, &head_, &other_});
+        !s.ok()) {
+      return s;
+    }
     std::map<Signature, int> block_of;
+    int64_t extra_layers = 0;
     for (const std::string& stack : layout_.stacks()) {
       const int64_t loaded = layout_.LoadedBelow(stack, layer_count_);
       if (loaded >= 0 && loaded == *layer_count_) kv_stack_ = stack;
-      for (const auto& [key, layer] : layout_.layers()) {
-        if (key.first != stack) continue;
+      // The stack's layers, in number order (the map is by (stack, number)).
+      const auto& layers = layout_.layers();
+      for (auto it = layers.lower_bound({stack, INT64_MIN});
+           it != layers.end() && it->first.first == stack; ++it) {
+        const auto& [key, layer] = *it;
         Signature signature;
         if (loaded >= 0 && key.second >= loaded) {
-          g_.extra_nodes.push_back(LayerNode(stack + "." + std::to_string(key.second), layer,
-                                             signature, TensorRole::kExtraOnDisk));
-          built_.notes.push_back(Clip(stack) + "." + std::to_string(key.second) +
-                                 " is stored past num_hidden_layers " +
-                                 std::to_string(*layer_count_) +
-                                 ": on disk, not loaded, not counted as parameters");
+          Node extra = LayerNode(stack + "." + std::to_string(key.second), layer, signature,
+                                 TensorRole::kExtraOnDisk);
+          if (Status s = limits.Specs(extra); !s.ok()) return s;
+          g_.extra_nodes.push_back(std::move(extra));
+          if (++extra_layers <= kMaxExtraLayerNotes) {
+            built_.notes.push_back(PastLayerCountNote(stack, key.second, *layer_count_));
+          }
           continue;
         }
         Node node = LayerNode(stack + ".{i}", layer, signature, TensorRole::kParameter);
@@ -217,14 +275,19 @@ class Builder {
                                      std::to_string(node.moe.experts) +
                                      " experts the checkpoint stores");
         }
-        auto [it, fresh] = block_of.try_emplace(signature, static_cast<int>(g_.blocks.size()));
+        auto [block, fresh] = block_of.try_emplace(signature, static_cast<int>(g_.blocks.size()));
         if (fresh) {
+          if (Status s = limits.Block(g_.blocks.size(), node); !s.ok()) return s;
           g_.blocks.push_back(
               {stack + " layer (tensors as stored)", build::NodeList(std::move(node))});
           block_stack_.push_back(stack);
         }
-        g_.layers.push_back({.block = it->second, .window = 0, .number = key.second});
+        g_.layers.push_back({.block = block->second, .window = 0, .number = key.second});
       }
+    }
+    if (extra_layers > kMaxExtraLayerNotes) {
+      built_.notes.push_back("and " + std::to_string(extra_layers - kMaxExtraLayerNotes) +
+                             " more layers stored past num_hidden_layers, on disk only");
     }
     if (experts_found_ && !top_k_) {
       built_.notes.push_back(

@@ -30,10 +30,19 @@ namespace hubwatch {
 // A checkpoint of more tensors than this, all shards together, is refused: no released model
 // comes near it (DeepSeek-V3: ~92,000 with its experts), and each costs a few hundred bytes here.
 inline constexpr size_t kMaxCheckpointTensors = kMaxSafetensorsTensors;
+// What the graph made from them may hold, so that its size (and the cost of every estimate over
+// it: memory plans per workload, the report's structure) is bounded whatever the names say:
+// numbered layers, all stacks together (a config may say 4,096; released models have at most a
+// few hundred), distinct layer shapes (a block each: a few in released models, one per layer
+// in a NAS model of under 200), and tensor templates, every block and node together (experts
+// folded; released checkpoints: a few thousand).
+inline constexpr size_t kMaxCheckpointLayers = 16'384;
+inline constexpr size_t kMaxCheckpointBlocks = 1'024;
+inline constexpr size_t kMaxCheckpointSpecs = 65'536;
 
 // `config` may be null (no config.json) or any JSON object; its generic keys are read when
 // they are valid and ignored with a note when they are not. Errors: no tensors, a tensor stored
-// in two shards, more than kMaxCheckpointTensors.
+// in two shards, more than kMaxCheckpointTensors, a graph past the limits above.
 Result<ModelGraph> BuildGraphFromCheckpoint(const std::vector<SafetensorsHeader>& headers,
                                             const nlohmann::json* config);
 

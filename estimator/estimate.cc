@@ -95,9 +95,7 @@ std::optional<std::string> PythonWordsAsNull(std::string_view text) {
 
 }  // namespace
 
-Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
-  if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
-  if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
+Result<EstimateBasis> PrepareEstimate(const nlohmann::json& config, const EstimateInput& input) {
   Result<ModelGraph> graph = BuildModelGraph(config, input.build);
   // An architecture that is not modelled is estimated from its checkpoint's tensors, when the
   // headers are known (and --assume did not ask for a modelled one).
@@ -106,27 +104,43 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
     graph = BuildGraphFromCheckpoint(input.headers, &config);
   }
   if (!graph.ok()) return graph.error();
-  if (Status s = ValidateLoraTargets(*graph, input.assumptions); !s.ok()) return s.error();
 
-  Estimate e;
-  e.graph = std::move(graph).value();
-  e.workload = input.workload;
-  e.assumptions = input.assumptions;
-  Result<ParamCounts> params = CountParameters(e.graph);
+  EstimateBasis b;
+  b.graph = std::move(graph).value();
+  Result<ParamCounts> params = CountParameters(b.graph);
   if (!params.ok()) return params.error();
-  e.params = *params;
+  b.params = *params;
 
   std::map<std::string, Count> stored_bits;
-  ForEachTensorSpec(e.graph, [&](const TensorSpec& t, uint64_t times) {
+  ForEachTensorSpec(b.graph, [&](const TensorSpec& t, uint64_t times) {
     if (!t.stored) return;
-    const std::string& dtype = t.dtype.empty() ? e.graph.dtype : t.dtype;
+    const std::string& dtype = t.dtype.empty() ? b.graph.dtype : t.dtype;
     stored_bits[dtype] += t.Elements() * times * static_cast<uint64_t>(DtypeBits(dtype));
   });
   for (const auto& [dtype, bits] : stored_bits) {
     if (bits.overflowed()) return Error::Overflow("checkpoint bytes overflow 64 bits");
-    e.stored_bytes_by_dtype[dtype] = bits.value() / 8;
+    b.stored_bytes_by_dtype[dtype] = bits.value() / 8;
   }
+  if (!input.headers.empty() && b.graph.source == GraphSource::kModelled) {
+    Result<CheckpointComparison> c = CompareWithCheckpoint(b.graph, b.params, input.headers);
+    if (!c.ok()) return c.error();
+    b.checkpoint = std::move(c).value();
+  }
+  b.lints = LintModel(config, b.graph, b.checkpoint ? &*b.checkpoint : nullptr);
+  return b;
+}
 
+Result<Estimate> FinishEstimate(const EstimateBasis& basis, const EstimateInput& input) {
+  if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
+  if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
+  if (Status s = ValidateLoraTargets(basis.graph, input.assumptions); !s.ok()) return s.error();
+
+  Estimate e;
+  e.graph = basis.graph;
+  e.workload = input.workload;
+  e.assumptions = input.assumptions;
+  e.params = basis.params;
+  e.stored_bytes_by_dtype = basis.stored_bytes_by_dtype;
   const Count lora = LoraParameters(e.graph, e.assumptions);
   if (lora.overflowed()) {
     return Error::Overflow("LoRA adapter parameters at rank " +
@@ -137,16 +151,50 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
   e.memory = PlanMemory(e.graph, e.params, e.kv, e.workload, e.assumptions);
   e.fit = FitCards(e.memory, input.cards.empty() ? KnownCards() : input.cards, e.assumptions);
   e.cost = EstimateCost(e.fit, e.params.active, e.workload.seq, e.assumptions);
-  if (!input.headers.empty() && e.graph.source == GraphSource::kModelled) {
-    Result<CheckpointComparison> c = CompareWithCheckpoint(e.graph, e.params, input.headers);
-    if (!c.ok()) return c.error();
-    e.checkpoint = std::move(c).value();
-  }
-  e.lints = LintModel(config, e.graph, e.checkpoint ? &*e.checkpoint : nullptr);
+  e.checkpoint = basis.checkpoint;
+  e.lints = basis.lints;
   return e;
 }
 
-Result<Estimate> EstimateModelFromText(std::string_view config_json, const EstimateInput& input) {
+Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput& input) {
+  // The workload's errors first, before any of the model's.
+  if (Status s = ValidateWorkload(input.workload); !s.ok()) return s.error();
+  if (Status s = ValidateLora(input.assumptions); !s.ok()) return s.error();
+  Result<EstimateBasis> basis = PrepareEstimate(config, input);
+  if (!basis.ok()) return basis.error();
+  return FinishEstimate(*basis, input);
+}
+
+size_t EstimateBasis::ApproxBytes() const {
+  size_t bytes = sizeof(*this);
+  auto nodes = [&](const std::vector<Node>& list) {
+    for (const Node& n : list) {
+      bytes += sizeof(Node) + n.module.size() + n.label.size();
+      for (const TensorSpec& t : n.tensors) bytes += sizeof(TensorSpec) + t.name.size();
+    }
+  };
+  nodes(graph.embeddings);
+  for (const BlockTemplate& b : graph.blocks) nodes(b.nodes);
+  nodes(graph.final_nodes);
+  nodes(graph.extra_nodes);
+  bytes += graph.layers.size() * sizeof(LayerSpec);
+  if (checkpoint) {
+    for (const std::string& n : checkpoint->missing) bytes += sizeof(n) + n.size();
+    for (const std::string& n : checkpoint->unexpected) bytes += sizeof(n) + n.size();
+    for (const auto* list : {&checkpoint->shape_mismatches, &checkpoint->dtype_mismatches}) {
+      for (const TensorMismatch& m : *list) {
+        bytes += sizeof(m) + m.name.size() + m.expected.size() + m.actual.size();
+      }
+    }
+  }
+  for (const Lint& l : lints) bytes += sizeof(Lint) + l.message.size();
+  return bytes;
+}
+
+namespace {
+
+// config.json text as JSON: nesting bounded, Python's bare Infinity and NaN read as null.
+Result<nlohmann::json> ParseConfigText(std::string_view config_json) {
   if (JsonNestsDeeperThan(config_json)) {
     return Error::InvalidInput("config.json: nested deeper than " +
                                std::to_string(kMaxJsonNesting) + " levels");
@@ -162,7 +210,22 @@ Result<Estimate> EstimateModelFromText(std::string_view config_json, const Estim
       return Error::InvalidInput("config.json: not valid JSON (" + EchoSafe(err.what()) + ")");
     }
   }
-  return EstimateModel(config, input);
+  return config;
+}
+
+}  // namespace
+
+Result<Estimate> EstimateModelFromText(std::string_view config_json, const EstimateInput& input) {
+  Result<nlohmann::json> config = ParseConfigText(config_json);
+  if (!config.ok()) return config.error();
+  return EstimateModel(*config, input);
+}
+
+Result<EstimateBasis> PrepareEstimateFromText(std::string_view config_json,
+                                              const EstimateInput& input) {
+  Result<nlohmann::json> config = ParseConfigText(config_json);
+  if (!config.ok()) return config.error();
+  return PrepareEstimate(*config, input);
 }
 
 }  // namespace hubwatch

@@ -55,4 +55,32 @@ Result<Estimate> EstimateModel(const nlohmann::json& config, const EstimateInput
 // Parses config.json text first; malformed JSON is a clear error naming the position.
 Result<Estimate> EstimateModelFromText(std::string_view config_json, const EstimateInput& input);
 
+// The part of an estimate that depends on the model alone (its config.json, its checkpoint's
+// headers and input.build), not on the workload, the assumptions or the cards: the structure,
+// the exact counts, the comparison with the checkpoint and the lints. It is the costly part
+// (every tensor of every shard is read); the rest is arithmetic over it, so whoever estimates
+// one revision for many workloads prepares it once and finishes it per workload:
+//
+//   EstimateModel(config, input) == FinishEstimate(*PrepareEstimate(config, input), input)
+//
+// Plain value; immutable once prepared, so one basis may be finished from many threads.
+struct EstimateBasis {
+  ModelGraph graph;
+  ParamCounts params;
+  std::map<std::string, uint64_t> stored_bytes_by_dtype;
+  std::optional<CheckpointComparison> checkpoint;
+  std::vector<Lint> lints;
+
+  // About what holding it costs in memory (its graph's nodes and tensors, its lists), for a
+  // cache that bounds what it keeps.
+  size_t ApproxBytes() const;
+};
+
+// Reads input.build and input.headers only.
+Result<EstimateBasis> PrepareEstimate(const nlohmann::json& config, const EstimateInput& input);
+Result<EstimateBasis> PrepareEstimateFromText(std::string_view config_json,
+                                              const EstimateInput& input);
+// Reads input.workload, input.assumptions and input.cards; ignores input.build and headers.
+Result<Estimate> FinishEstimate(const EstimateBasis& basis, const EstimateInput& input);
+
 }  // namespace hubwatch

@@ -22,9 +22,9 @@
 #include "daemon/api/page_reply.h"
 #include "daemon/api/query_params.h"
 #include "daemon/api/router.h"
-#include "daemon/page/estimate_cache.h"
-#include "daemon/page/lru_cache.h"
 #include "daemon/config/config.h"
+#include "daemon/page/basis_cache.h"
+#include "daemon/page/lru_cache.h"
 #include "estimator/base/result.h"
 #include "estimator/estimate.h"
 #include "tracker/store/records.h"
@@ -39,7 +39,13 @@ class Store;
 
 namespace hubwatch::api {
 
+class BasisPreparer;
 class ServiceControl;
+
+// What the estimate bases kept for pages and re-estimates may weigh together: a modelled
+// model's is tens of KB; the largest graph a checkpoint may make (kMaxCheckpointSpecs) about
+// 15 MB.
+inline constexpr size_t kBasisCacheBytes = 64 << 20;
 
 class SubscriptionsHandler;
 
@@ -54,8 +60,11 @@ struct ApiContext {
   std::string hub_url;
   const Clock* clock = &SystemClock();  // never null; read from the network and pool threads
   ApiTuning tuning;
-  // The model pages' estimates by repo@sha, the 32 most recently shown (thread-safe).
-  std::shared_ptr<page::EstimateCache> estimates = std::make_shared<page::EstimateCache>(32);
+  // The estimate bases of the revisions pages and re-estimates showed, by repo@sha, up to
+  // kBasisCacheBytes (thread-safe), and what prepares those too costly for a request
+  // (request_basis.h; null without a read pool).
+  std::shared_ptr<page::BasisCache> bases = page::MakeBasisCache(kBasisCacheBytes);
+  BasisPreparer* preparer = nullptr;
   // Rendered model pages by ETag and encoding, the tuning.page_cache_entries most recently
   // served (thread-safe; about 150 KB each at most). Set by ServerCore.
   std::shared_ptr<page::LruCache<EncodedBody>> pages;

@@ -117,13 +117,18 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const config::ApiConfig& con
     return Error::InvalidInput("api: io, store and metrics are required");
   }
   std::unique_ptr<ReadPool> pool;
+  std::unique_ptr<BasisPreparer> preparer;
+  std::shared_ptr<page::BasisCache> bases = page::MakeBasisCache(kBasisCacheBytes);
   if (deps.open_reader) {
     Result<std::unique_ptr<ReadPool>> started = ReadPool::Start(kReadThreads, deps.open_reader);
     if (!started.ok()) return Error::Io("api: opening the read pool: " + started.error().message);
     pool = std::move(started).value();
+    Result<std::unique_ptr<BasisPreparer>> prep = BasisPreparer::Start(deps.open_reader, bases);
+    if (!prep.ok()) return Error::Io("api: opening the estimates' reader: " + prep.error().message);
+    preparer = std::move(prep).value();
   }
-  auto impl = std::make_shared<Impl>(
-      std::make_shared<ServerCore>(config, std::move(deps), std::move(pool)));
+  auto impl = std::make_shared<Impl>(std::make_shared<ServerCore>(
+      config, std::move(deps), std::move(pool), std::move(preparer), std::move(bases)));
   if (Status s = impl->Listen(); !s.ok()) return s.error();
   return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
 }

@@ -13,6 +13,7 @@
 #include "daemon/api/api_context.h"
 #include "daemon/api/page_reply.h"
 #include "daemon/api/query_params.h"
+#include "daemon/api/request_basis.h"
 #include "daemon/page/model_page.h"
 #include "daemon/page/render.h"
 #include "daemon/page/stylesheet.h"
@@ -51,12 +52,20 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
   Result<store::HistoryStamp> stamp = store.queries().GetHistoryStamp(repo);
   if (!stamp.ok()) return respond(PageError(request, 500, stamp.error().message));
   if (sha.empty()) sha = stamp->head_sha;
+  // The estimate's basis first: the page says it is being prepared until it is (and the tag
+  // says which, so the page changes when it is ready).
+  RequestBasis basis;
+  if (!sha.empty()) {
+    Result<RequestBasis> found = LookUpBasis(ctx, store, repo, sha);
+    if (!found.ok()) return respond(PageError(request, 500, found.error().message));
+    basis = std::move(found).value();
+  }
   const std::string base_url = BaseUrl(ctx, request);
   PageTag tag;
   tag.Add(markdown ? "md" : "html").Add(repo).Add(store::RepoStateName((*record)->state));
   tag.Add((*record)->state_detail).Add(sha).Add(stamp->revisions).Add(stamp->rewritten_away);
   tag.Add(stamp->newest_sha).Add(stamp->newest_change).Add((*record)->hub_info.fetched_at);
-  tag.Add(base_url);
+  tag.Add(base_url).Add(sha.empty() || basis.basis ? "estimate" : "preparing");
   // The pins' standing moves when advisories are published, which the stamp does not see.
   Result<std::vector<store::PinStatus>> pins = store::PinStatuses(store, **record);
   if (!pins.ok()) return respond(PageError(request, 500, pins.error().message));
@@ -73,17 +82,15 @@ void ModelPage(const ApiContext& ctx, const HttpRequest& request, const PathPara
         Result<std::vector<page::RevisionHistory>> history =
             page::LoadHistory(store, repo, kMaxHistory);
         if (!history.ok()) return history.error();
-        auto estimate = std::make_shared<const page::RevisionEstimate>();
-        if (!sha.empty()) {
-          Result<std::shared_ptr<const page::RevisionEstimate>> e =
-              ctx.estimates->Get(page::EstimateKey(repo, sha),
-                                 [&] { return page::EstimateRevision(store, repo, sha); });
-          if (!e.ok()) return e.error();
-          estimate = std::move(e).value();
+        page::RevisionEstimate estimate;
+        if (basis.basis) {
+          estimate = page::FinishRevision(*basis.basis);
+        } else if (!sha.empty()) {
+          estimate.unavailable = PreparingMessage(basis, repo, sha);
         }
         const page::Document doc = page::BuildModelPage({.repo = &**record,
                                                          .sha = sha,
-                                                         .estimate = estimate.get(),
+                                                         .estimate = &estimate,
                                                          .history = &*history,
                                                          .pins = *pins,
                                                          .base_url = base_url});

@@ -7,6 +7,7 @@
 
 #include "daemon/api/api_context.h"
 #include "daemon/api/query_params.h"
+#include "daemon/api/request_basis.h"
 #include "daemon/page/href.h"
 #include "daemon/page/page_data.h"
 #include "estimator/report.h"
@@ -252,14 +253,21 @@ void GetEstimate(const ApiContext& ctx, const HttpRequest& request, const PathPa
   }
   const store::EstimateRecord& r = **e;
   // The user's own workload (seq, batch, context, lora_rank, cards, preset, as POST /api/v1/plan
-  // takes them): the revision estimated again from its stored config and headers.
+  // takes them): the revision's basis (its stored config and headers, prepared once:
+  // request_basis.h) finished for that workload.
   if (HasWorkload(query)) {
     Result<EstimateInput> input = PlanInputFromQuery(query);
     if (!input.ok()) return respond(BadRequest(input.error().message));
-    Result<page::RevisionEstimate> again = page::EstimateRevision(ctx.reads(), repo, r.sha, *input);
-    if (!again.ok()) return respond(StoreFailure(again.error()));
-    if (!again->estimate) return respond(HttpReply::Error(422, again->unavailable));
-    const Estimate& fresh = *again->estimate;
+    Result<RequestBasis> basis = LookUpBasis(ctx, ctx.reads(), repo, r.sha);
+    if (!basis.ok()) return respond(StoreFailure(basis.error()));
+    if (!basis->basis) {
+      HttpReply reply = HttpReply::Error(503, PreparingMessage(*basis, repo, r.sha));
+      reply.headers.push_back({"Retry-After", basis->busy ? "30" : "2"});
+      return respond(std::move(reply));
+    }
+    const page::RevisionEstimate again = page::FinishRevision(*basis->basis, *input);
+    if (!again.estimate) return respond(HttpReply::Error(422, again.unavailable));
+    const Estimate& fresh = *again.estimate;
     nlohmann::json body = {
         {"repo", repo},
         {"revision", r.sha},

@@ -28,8 +28,14 @@ void ReleaseFreedMemory() {
 }  // namespace
 
 ServerCore::ServerCore(const config::ApiConfig& config, ApiDeps deps,
-                       std::unique_ptr<ReadPool> pool)
-    : io_(*deps.io), metrics_(*deps.metrics), pool_(std::move(pool)) {
+                       std::unique_ptr<ReadPool> pool, std::unique_ptr<BasisPreparer> preparer,
+                       std::shared_ptr<page::BasisCache> bases)
+    : io_(*deps.io),
+      metrics_(*deps.metrics),
+      pool_(std::move(pool)),
+      preparer_(std::move(preparer)) {
+  if (bases) ctx_.bases = std::move(bases);
+  ctx_.preparer = preparer_.get();
   ctx_.config = config;
   ctx_.store = deps.store;
   ctx_.metrics = deps.metrics;
@@ -108,6 +114,7 @@ void ServerCore::Stop() {
   if (stopped()) return;
   *alive_ = false;
   if (pool_) pool_->Stop();
+  if (preparer_) preparer_->Stop();
   // Closing cancels every pending operation; the connections go when their handlers run.
   std::vector<std::shared_ptr<Connection>> live;
   for (auto& [raw, entry] : entries_) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "daemon/api/api_context.h"
+#include "daemon/api/basis_preparer.h"
 #include "daemon/api/read_pool.h"
 #include "daemon/api/router.h"
 #include "daemon/api/session_metrics.h"
@@ -47,8 +48,11 @@ enum class Slot {
 
 class ServerCore {
  public:
-  // `pool` may be null: every route runs on the network thread.
-  ServerCore(const config::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool);
+  // `pool` may be null: every route runs on the network thread. `preparer` may be null: every
+  // estimate basis is prepared on the request's thread.
+  ServerCore(const config::ApiConfig& config, ApiDeps deps, std::unique_ptr<ReadPool> pool,
+             std::unique_ptr<BasisPreparer> preparer = nullptr,
+             std::shared_ptr<page::BasisCache> bases = nullptr);
 
   const ApiContext& ctx() const { return ctx_; }
   SessionMetrics& metrics() { return metrics_; }
@@ -70,7 +74,8 @@ class ServerCore {
   void Dispatch(HttpRequest request, Respond respond, std::string* route_label);
   const Router& router() const { return router_; }
 
-  // Closes every connection and stops the pool (jobs not started are dropped). Idempotent.
+  // Closes every connection and stops the pool and the preparer (jobs not started are
+  // dropped). Idempotent.
   void Stop();
   // Every event stream sends what is new.
   void OnNewAdvisories();
@@ -87,6 +92,7 @@ class ServerCore {
   Router router_;
   SessionMetrics metrics_;
   std::unique_ptr<ReadPool> pool_;
+  std::unique_ptr<BasisPreparer> preparer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::unordered_map<Connection*, Entry> entries_;
   int counts_[3] = {0, 0, 0};  // by Slot

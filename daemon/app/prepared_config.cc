@@ -47,8 +47,7 @@ Status WriteFollowRules(store::Store& writer, const std::vector<config::FollowRu
   if (!stored.ok()) return stored.error();
   for (const store::FollowRuleRecord& r : *stored) {
     if (r.source != store::Source::kConfig || listed.count(r.name)) continue;
-    Result<std::vector<std::string>> untracked =
-        writer.follows().RemoveRule(r.name, now, targets);
+    Result<std::vector<std::string>> untracked = writer.follows().RemoveRule(r.name, now, targets);
     if (!untracked.ok()) return untracked.error();
     out.follow_untracked.insert(out.follow_untracked.end(), untracked->begin(), untracked->end());
   }
@@ -141,6 +140,12 @@ Result<ConfigWrite> WriteConfig(store::Store& writer, const PreparedConfig& conf
     }
     if (Status f = WriteFollowRules(writer, config.config.follow, now, targets, out); !f.ok()) {
       return f;
+    }
+    // The repos of a rule removed just now are untracked: not among those the scheduler tracks.
+    if (!out.follow_untracked.empty()) {
+      const std::set<std::string_view> gone(out.follow_untracked.begin(),
+                                            out.follow_untracked.end());
+      std::erase_if(out.repos, [&](const store::RepoSchedule& r) { return gone.count(r.id) != 0; });
     }
     Result<store::SubscriptionSync> sync =
         writer.outbox().SyncConfigSubscriptions(config.subscriptions, now);

@@ -65,16 +65,31 @@ struct Entry {
   std::string value;
   int line = 0;
   int column = 0;
+  int value_column = 0;  // of the value's first byte (after an opening quote)
 };
+
+// Where an entry's value is written, for --fix.
+SourceSpan SpanOf(const Entry& e) {
+  return {.line = e.line, .column = e.value_column, .length = static_cast<int>(e.value.size())};
+}
+
+// The 1-based column of the bytes of the scalar written at line[at] (past its opening quote).
+int ValueColumn(std::string_view line, size_t at) {
+  const bool quoted = at < line.size() && (line[at] == '"' || line[at] == '\'');
+  return static_cast<int>(at) + (quoted ? 2 : 1);
+}
 
 // The model entries of a config. Also reads Kubernetes-style environment lists, `- name:
 // MODEL_ID` with a sibling `value: ORG/NAME` (pinned by a `- name: REVISION` item of the same
 // list), as "FORMAT:env:NAME".
 class Collector {
  public:
-  void Add(int mapping, int parent, std::string_view key, std::string value, int line, int column) {
+  // `column`: where the value is written (its quote, if quoted); `value_column`: its bytes.
+  void Add(int mapping, int parent, std::string_view key, std::string value, int line, int column,
+           int value_column) {
     if (OneOf(key, kModelKeys) || OneOf(key, kRevisionKeys) || key == "name" || key == "value") {
-      entries_.push_back({mapping, parent, std::string(key), std::move(value), line, column});
+      entries_.push_back(
+          {mapping, parent, std::string(key), std::move(value), line, column, value_column});
     }
   }
 
@@ -92,7 +107,9 @@ class Collector {
         SourceValue revision;
         for (std::string_view rk : RevisionKeysFor(e.key)) {
           for (size_t j = begin; j < end && revision.kind == SourceValue::Kind::kAbsent; ++j) {
-            if (entries_[j].key == rk) revision = SourceValue::Literal(entries_[j].value);
+            if (entries_[j].key == rk) {
+              revision = SourceValue::Literal(entries_[j].value, SpanOf(entries_[j]));
+            }
           }
         }
         out.Add(std::string(prefix) + ":" + e.key, e.line, e.column, SourceValue::Literal(e.value),
@@ -107,7 +124,7 @@ class Collector {
         for (const EnvVariable& r : env) {
           if (r.parent == model.parent && r.key == rk &&
               revision.kind == SourceValue::Kind::kAbsent)
-            revision = SourceValue::Literal(r.value->value);
+            revision = SourceValue::Literal(r.value->value, SpanOf(*r.value));
         }
       }
       const Entry& v = *model.value;
@@ -229,7 +246,7 @@ void ReadYaml(std::string_view text, Collector& out) {
     if (!pending_key.empty()) {
       if (value_at == std::string_view::npos && !item && indent > pending_indent) {
         out.Add(pending_mapping, pending_parent, pending_key, ScalarValue(line.substr(pos)),
-                reader.number(), static_cast<int>(pos) + 1);
+                reader.number(), static_cast<int>(pos) + 1, ValueColumn(line, pos));
       }
       pending_key.clear();
     }
@@ -254,7 +271,7 @@ void ReadYaml(std::string_view text, Collector& out) {
       continue;
     }
     out.Add(mapping, parent, key, ScalarValue(line.substr(v)), reader.number(),
-            static_cast<int>(v) + 1);
+            static_cast<int>(v) + 1, ValueColumn(line, v));
   }
 }
 
@@ -277,7 +294,7 @@ void ReadToml(std::string_view text, Collector& out) {
     size_t v = line.find_first_not_of(" \t", eq + 1);
     if (v == std::string_view::npos || (line[v] != '"' && line[v] != '\'')) continue;
     out.Add(mapping, -1, key, Unquote(line.substr(v)).first, reader.number(),
-            static_cast<int>(v) + 1);
+            static_cast<int>(v) + 1, static_cast<int>(v) + 2);
   }
 }
 
@@ -324,7 +341,7 @@ void ReadJson(std::string_view text, Collector& out) {
       if (after_colon) {
         int parent = frames.size() > 1 ? frames[frames.size() - 2].mapping : -1;
         out.Add(frames.back().mapping, parent, key, std::move(value), line,
-                static_cast<int>(start - line_start) + 1);
+                static_cast<int>(start - line_start) + 1, static_cast<int>(start - line_start) + 2);
         after_colon = false;
       } else {
         key = std::move(value);

@@ -34,6 +34,7 @@ void FindingsBuilder::Add(std::string_view recognised_by, int line, int column,
     }
     ref.revision = revision.text;
     ref.revision_kind = ClassifyRevision(revision.text);
+    ref.revision_at = revision.at;
   }
   findings_.references.push_back(std::move(ref));
 }

@@ -8,6 +8,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "daemon/audit/hub_id.h"
 #include "daemon/audit/reference.h"
@@ -20,10 +22,17 @@ struct SourceValue {
   Kind kind = Kind::kAbsent;
   std::string text;  // kLiteral: the value as written (decoded from quotes)
   std::string why;   // kComputed: where it comes from ("an f-string"); quoted text escaped
+  std::vector<SourceSpan> at;  // kLiteral: where it is written (empty: not one known place)
 
   static SourceValue Absent() { return {}; }
-  static SourceValue Literal(std::string text) { return {Kind::kLiteral, std::move(text), {}}; }
-  static SourceValue Computed(std::string why) { return {Kind::kComputed, {}, std::move(why)}; }
+  static SourceValue Literal(std::string text) { return {Kind::kLiteral, std::move(text), {}, {}}; }
+  // A literal written at `span` (one of length 0 records no place).
+  static SourceValue Literal(std::string text, SourceSpan span) {
+    SourceValue v = Literal(std::move(text));
+    if (span.length > 0) v.at.push_back(span);
+    return v;
+  }
+  static SourceValue Computed(std::string why) { return {Kind::kComputed, {}, std::move(why), {}}; }
 };
 
 // Source text quoted in a `why`: clipped and with every byte outside printable ASCII escaped.

@@ -2,8 +2,10 @@
 
 // The model references of a pin file: one `org/name@revision` (or `org/name`, floating) per
 // line, `#` comments and blank lines ignored. In a `*.hfpins` file every other line is
-// reported unresolved ("not a pin"); a `models.txt` is read as a pin file only when every line
-// is a pin, since the name is common for other lists. Recognised as "pinfile". Pure.
+// reported unresolved ("not a pin", with why and the entry quoted); a `models.txt`, a name
+// common for other lists, is read as a pin file only when most of its entries are pins (then
+// its other lines are reported as in a `*.hfpins`), else nothing is read from it. Recognised as
+// "pinfile". Pure.
 
 #include <string_view>
 

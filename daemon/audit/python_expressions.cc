@@ -17,7 +17,7 @@ SourceValue FromEnvironment(const PyTokenView& t, size_t begin, size_t end) {
   if (end >= begin + 6 && t.IsOp(end - 1, ")") && t[end - 2].kind == Kind::kString &&
       !t[end - 2].f_string && t.IsOp(end - 3, ",") && t[end - 4].kind == Kind::kString &&
       t.IsOp(end - 5, "(") && (t.IsName(end - 6, "getenv") || t.IsName(end - 6, "get"))) {
-    return SourceValue::Literal(t.StringValue(end - 2));  // the literal default
+    return SourceValue::Literal(t.StringValue(end - 2), t.BodySpan(end - 2));  // the default
   }
   for (size_t j = begin; j < end; ++j) {
     if (t[j].kind == Kind::kString) {
@@ -58,6 +58,13 @@ size_t PyTokenView::ItemEnd(size_t from, size_t close) const {
   return std::min(j, close);
 }
 
+SourceSpan PyTokenView::BodySpan(size_t i) const {
+  const PyToken& token = tokens_[i];
+  return {.line = token.line,
+          .column = token.column + static_cast<int>(token.body_offset - token.offset),
+          .length = static_cast<int>(token.body_length)};
+}
+
 std::string PyTokenView::Quoted(size_t begin, size_t end) const {
   if (begin >= end) return "\"\"";
   size_t from = tokens_[begin].offset;
@@ -75,7 +82,8 @@ SourceValue LiteralExpression(const PyTokenView& t, size_t begin, size_t end) {
   }
   if (strings_only) {
     if (f_string) return SourceValue::Computed("an f-string, " + t.Quoted(begin, end));
-    std::string value;
+    if (end == begin + 1) return SourceValue::Literal(t.StringValue(begin), t.BodySpan(begin));
+    std::string value;  // concatenated: no one place holds it
     for (size_t j = begin; j < end; ++j) value += t.StringValue(j);
     return SourceValue::Literal(std::move(value));
   }

@@ -24,6 +24,8 @@ class PyTokenView {
   const PyToken& operator[](size_t i) const { return tokens_[i]; }
   std::string_view Text(size_t i) const { return PyText(source_, tokens_[i]); }
   std::string StringValue(size_t i) const { return PyStringValue(source_, tokens_[i]); }
+  // Where a kString token's body (the bytes between its quotes) is written.
+  SourceSpan BodySpan(size_t i) const;
   bool IsOp(size_t i, std::string_view op) const;
   bool IsName(size_t i, std::string_view name) const;
   bool IsOpening(size_t i) const { return IsOp(i, "(") || IsOp(i, "[") || IsOp(i, "{"); }

@@ -210,6 +210,8 @@ SourceValue PythonSymbols::PassedValue(const Assignment& parameter, std::string_
   auto it = calls_.find(parameter.function);
   if (it == calls_.end() || depth >= kMaxAliasDepth) return parameter.value;
   std::string passed;
+  std::vector<SourceSpan> at;  // every call's literal, when each is written in one place
+  bool every_place_known = true;
   for (size_t open : it->second) {
     size_t close = t.MatchingBracket(open);
     size_t begin = 0;
@@ -232,8 +234,13 @@ SourceValue PythonSymbols::PassedValue(const Assignment& parameter, std::string_
       return parameter.value;
     }
     passed = value.text;
+    every_place_known = every_place_known && !value.at.empty();
+    at.insert(at.end(), value.at.begin(), value.at.end());
   }
-  return passed.empty() ? parameter.value : SourceValue::Literal(passed);
+  if (passed.empty()) return parameter.value;
+  SourceValue literal = SourceValue::Literal(passed);
+  if (every_place_known) literal.at = std::move(at);
+  return literal;
 }
 
 }  // namespace hubwatch::audit

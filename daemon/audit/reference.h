@@ -5,6 +5,7 @@
 // the file computes it at run time. Plain value types; the judgement and the output formats of
 // `hubwatch audit` are built on them.
 
+#include <compare>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,16 @@ enum class RevisionKind {
 // "floating", "full-sha", "short-sha", "name", "computed": stable, for output formats.
 std::string_view RevisionKindName(RevisionKind kind);
 
+// Where a literal is written: `length` bytes of line `line` from `column` (both 1-based, in
+// bytes). Either exactly the literal's bytes or the shell word that holds it; length 0: unknown.
+struct SourceSpan {
+  int line = 0;
+  int column = 0;
+  int length = 0;
+
+  friend auto operator<=>(const SourceSpan&, const SourceSpan&) = default;
+};
+
 struct ModelReference {
   std::string file{};      // relative to the scan root; raw bytes of the name (escape to print)
   int line = 0;            // 1-based, of the token that names the model where it is used
@@ -33,6 +44,10 @@ struct ModelReference {
   // How it was recognised, a short stable string: "python:from_pretrained", "yaml:base_model",
   // "shell:vllm-serve", "pinfile", ...
   std::string recognised_by{};
+  // Where the revision literal is written (several places: a value every call passes alike);
+  // empty when no one place holds it (computed, concatenated, or not recorded). --fix rewrites
+  // only these spans.
+  std::vector<SourceSpan> revision_at{};
 
   friend bool operator==(const ModelReference&, const ModelReference&) = default;
 };

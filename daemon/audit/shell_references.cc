@@ -27,6 +27,11 @@ bool OneOf(std::string_view s, const std::array<std::string_view, N>& set) {
   return false;
 }
 
+// Where a word is written, for --fix (it holds the literal somewhere inside).
+SourceSpan SpanOf(const ShellWord& w) {
+  return {.line = w.line, .column = w.column, .length = w.length};
+}
+
 std::string_view Basename(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -105,11 +110,15 @@ class ShellScanner {
     if (command.size() >= i + 2 && IsShellVariableName(command[i].text) &&
         (command[i + 1].text == "=" || command[i + 1].text == ":=" || command[i + 1].text == "?=" ||
          command[i + 1].text == "::=")) {  // make: NAME = value
-      Assign(command[i].text, command.size() > i + 2 ? command[i + 2].text : "");
+      if (command.size() > i + 2) {
+        Assign(command[i].text, command[i + 2].text, SpanOf(command[i + 2]));
+      } else {
+        Assign(command[i].text, "", {});
+      }
       return command.size();
     }
     if (docker_env && command.size() == i + 2 && IsShellVariableName(command[i].text)) {
-      Assign(command[i].text, command[i + 1].text);  // ENV NAME value
+      Assign(command[i].text, command[i + 1].text, SpanOf(command[i + 1]));  // ENV NAME value
       return command.size();
     }
     for (; i < command.size(); ++i) {
@@ -119,12 +128,14 @@ class ShellScanner {
       std::string_view name(w.data(), eq);
       if (name.back() == ':' || name.back() == '?') name.remove_suffix(1);
       if (!IsShellVariableName(name)) break;
-      Assign(name, std::string_view(w).substr(eq + 1));
+      Assign(name, std::string_view(w).substr(eq + 1), SpanOf(command[i]));
     }
     return i;
   }
 
-  void Assign(std::string_view name, std::string_view value) { variables_.Assign(name, value); }
+  void Assign(std::string_view name, std::string_view value, SourceSpan span) {
+    variables_.Assign(name, value, span);
+  }
 
   SourceValue Value(std::string_view word) const { return variables_.Value(word); }
 
@@ -153,7 +164,9 @@ class ShellScanner {
                         const std::array<std::string_view, N>& flags) const {
     std::string value;
     for (std::string_view f : flags) {
-      if (Flag(c, from, f, &value) != nullptr) return Value(value);
+      if (const ShellWord* at = Flag(c, from, f, &value)) {
+        return variables_.Value(value, SpanOf(*at));
+      }
     }
     return SourceValue::Absent();
   }
@@ -244,7 +257,7 @@ class ShellScanner {
     if (at == nullptr || !kv.has_model) return false;
     bool lm_eval = program == "lm_eval" || program == "lm-eval";
     Report("shell:lm-eval-model-args", *at, kv.model,
-           kv.has_revision ? Value(kv.revision) : SourceValue::Absent(),
+           kv.has_revision ? variables_.Value(kv.revision, SpanOf(*at)) : SourceValue::Absent(),
            lm_eval ? IdContext::kModelOnly : IdContext::kOrgNameOnly);
     return true;
   }

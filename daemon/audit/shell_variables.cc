@@ -56,8 +56,8 @@ void ShellVariables::ReadKeywords(ShellCommand& command) {
   command.erase(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-void ShellVariables::Assign(std::string_view name, std::string_view value) {
-  SourceValue v = Value(value);
+void ShellVariables::Assign(std::string_view name, std::string_view value, SourceSpan span) {
+  SourceValue v = Value(value, span);
   size_t serial = branches_.empty() ? 0 : branches_.back().serial;
   SourceValue before = Value("$" + std::string(name));
   Variable& var = variables_[std::string(name)];
@@ -68,8 +68,10 @@ void ShellVariables::Assign(std::string_view name, std::string_view value) {
   var.value = std::move(v);
 }
 
-SourceValue ShellVariables::Value(std::string_view word) const {
-  if (word.find('$') == std::string_view::npos) return SourceValue::Literal(std::string(word));
+SourceValue ShellVariables::Value(std::string_view word, SourceSpan span) const {
+  if (word.find('$') == std::string_view::npos) {
+    return SourceValue::Literal(std::string(word), span);
+  }
   std::string_view name;
   std::string_view fallback;
   bool has_default = false;
@@ -96,7 +98,7 @@ SourceValue ShellVariables::Value(std::string_view word) const {
   if (!IsShellVariableName(name))
     return SourceValue::Computed("the shell expression " + QuoteSource(word));
   if (has_default && fallback.find('$') == std::string_view::npos) {
-    return SourceValue::Literal(std::string(fallback));  // the literal default
+    return SourceValue::Literal(std::string(fallback), span);  // the literal default
   }
   auto it = variables_.find(std::string(name));
   if (it != variables_.end()) return it->second.value;
@@ -128,6 +130,10 @@ void ShellVariables::EndBranch() {
     if (!SameLiteral(var.value, entry.before)) {
       var.value = SourceValue::Computed("variable " + QuoteSource(entry.name) +
                                         ", assigned in a conditional branch");
+    } else if (var.value.at.empty() || entry.before.at.empty()) {
+      var.value.at.clear();  // written in a place not known: --fix would leave it
+    } else {
+      var.value.at.insert(var.value.at.end(), entry.before.at.begin(), entry.before.at.end());
     }
     var.serial = parent;
     if (parent != 0 && entry.previous != parent) {  // the parent holds it from now on

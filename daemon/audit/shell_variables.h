@@ -30,11 +30,13 @@ class ShellVariables {
   // `f() {`, make's `ifeq` ... `endif`) and removes them, leaving the command they lead.
   void ReadKeywords(ShellCommand& command);
 
-  // NAME=value in the current branch; `value` is a word as written (it may hold `$X`).
-  void Assign(std::string_view name, std::string_view value);
+  // NAME=value in the current branch; `value` is a word as written (it may hold `$X`), in the
+  // source at `span` (the word that assigns it).
+  void Assign(std::string_view name, std::string_view value, SourceSpan span = {});
 
   // What a word holds: a literal, a literal default (${X:-v}), a variable's value, or why not.
-  SourceValue Value(std::string_view word) const;
+  // A literal read from the word itself is written at `span` (the word's place).
+  SourceValue Value(std::string_view word, SourceSpan span = {}) const;
 
  private:
   struct Variable {

@@ -118,6 +118,9 @@ class Splitter {
   void EndWord() {
     if (!in_word_) return;
     in_word_ = false;
+    if (word_.line == line_) {
+      word_.length = static_cast<int>(i_ - line_start_) + 1 - word_.column;
+    }
     command_.push_back(std::move(word_));
     word_ = ShellWord();
   }

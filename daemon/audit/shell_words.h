@@ -15,6 +15,7 @@ struct ShellWord {
   std::string text;  // quotes removed
   int line = 1;      // 1-based
   int column = 1;    // 1-based, in bytes
+  int length = 0;    // the bytes it takes from `column`, quotes included; 0: it crosses lines
 };
 
 using ShellCommand = std::vector<ShellWord>;

@@ -18,7 +18,16 @@ struct Arg {
   std::string text;
   int line = 0;
   int column = 0;
+  int length = 0;  // the bytes it takes in the source line, quotes included
 };
+
+SourceSpan SpanOf(const Arg& a) { return {.line = a.line, .column = a.column, .length = a.length}; }
+
+// The bytes the scalar at s[0] takes: a quoted one with its quotes, a plain one up to a comment.
+size_t ScalarLength(std::string_view s) {
+  if (!s.empty() && (s[0] == '"' || s[0] == '\'')) return Unquote(s).second;
+  return TrimRight(s.substr(0, s.find(" #"))).size();
+}
 
 // Where the value of a `key: value` line starting at `pos` begins (kNone: not a key line).
 size_t KeyValueStart(std::string_view line, size_t pos) {
@@ -63,7 +72,8 @@ class ArgsReader {
       Flush();
       return Value(line, value, indent, number);
     }
-    list_.push_back({ScalarValue(line.substr(at)), number, static_cast<int>(at) + 1});
+    list_.push_back({ScalarValue(line.substr(at)), number, static_cast<int>(at) + 1,
+                     static_cast<int>(ScalarLength(line.substr(at)))});
   }
 
   void Flush() {
@@ -107,19 +117,24 @@ class ArgsReader {
       } else if (c == '"' || c == '\'') {
         auto [text, used] = Unquote(line.substr(i));
         if (used == 0) return;  // not closed on this line: dropped
-        Word(std::move(text), number, i);
+        Word(std::move(text), number, i, used);
         i += used;
       } else {
         size_t end = line.find_first_of(",]}", i);
         if (end == kNone) end = line.size();
-        Word(std::string(TrimRight(line.substr(i, end - i))), number, i);
+        std::string word(TrimRight(line.substr(i, end - i)));
+        const size_t length = word.size();
+        Word(std::move(word), number, i, length);
         i = end;
       }
     }
   }
 
-  void Word(std::string text, int number, size_t at) {
-    if (flow_depth_ == 1) list_.push_back({std::move(text), number, static_cast<int>(at) + 1});
+  void Word(std::string text, int number, size_t at, size_t length) {
+    if (flow_depth_ == 1) {
+      list_.push_back(
+          {std::move(text), number, static_cast<int>(at) + 1, static_cast<int>(length)});
+    }
   }
 
   template <size_t N>
@@ -129,8 +144,10 @@ class ArgsReader {
         bool inline_value = false;
         std::string value;
         if (!MatchFlag(list_[i].text, flag, &inline_value, &value)) continue;
-        if (inline_value) return SourceValue::Literal(std::move(value));
-        if (i + 1 < list_.size()) return SourceValue::Literal(list_[i + 1].text);
+        if (inline_value) return SourceValue::Literal(std::move(value), SpanOf(list_[i]));
+        if (i + 1 < list_.size()) {
+          return SourceValue::Literal(list_[i + 1].text, SpanOf(list_[i + 1]));
+        }
       }
     }
     return SourceValue::Absent();

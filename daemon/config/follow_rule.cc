@@ -46,6 +46,25 @@ Status CheckGlob(const std::string& glob, const std::string& where) {
   return Status::Ok();
 }
 
+// A rule's name, given or made from the rule: what names it in the API's paths, the store and
+// the log. Printable ASCII, spaces inside allowed (a made name says ">=1000 downloads"), at most
+// kMaxRuleName bytes: room for a made name from the longest owner and glob. The one check for
+// a name written (configuration, API) and a name read back (the store), so that every rule
+// accepted is one that can be read again.
+constexpr size_t kMaxRuleName = 400;
+
+Status CheckRuleName(const std::string& name, const std::string& where) {
+  const bool printable =
+      std::all_of(name.begin(), name.end(), [](char c) { return c >= ' ' && c < 0x7f; });
+  if (name.empty() || name.size() > kMaxRuleName || !printable || name.front() == ' ' ||
+      name.back() == ' ') {
+    return Bad(where + " must be 1 to " + std::to_string(kMaxRuleName) +
+               " printable ASCII characters, not starting or ending with a space, got " +
+               Describe(nlohmann::json(name)));
+  }
+  return Status::Ok();
+}
+
 bool ContainsTag(const std::vector<std::string>& tags, const std::string& tag) {
   return std::find(tags.begin(), tags.end(), tag) != tags.end();
 }
@@ -120,7 +139,7 @@ Result<FollowRule> ParseFollowRule(const nlohmann::json& r, const std::string& w
     rule.max_repos = *n;
   }
   if (r.contains("name")) {
-    Result<std::string> name = FilterText(r["name"], where + ".name");
+    Result<std::string> name = String(r["name"], where + ".name");
     if (!name.ok()) return name.error();
     rule.name = *name;
   } else {
@@ -131,6 +150,7 @@ Result<FollowRule> ParseFollowRule(const nlohmann::json& r, const std::string& w
                                       : ">=" + std::to_string(rule.min_likes) + " likes";
     }
   }
+  if (Status s = CheckRuleName(rule.name, where + ".name"); !s.ok()) return s.error();
   return rule;
 }
 

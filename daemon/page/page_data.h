@@ -32,11 +32,32 @@ struct RevisionEstimate {
   std::vector<std::string> shard_files;  // the checkpoint's safetensors files, by path
 };
 
-// The estimate of `repo`@`sha` for `input` (default: the default workload and the hubwatch
-// preset), from the stored config.json and headers (pipeline::EstimateOf). A revision the
-// estimator cannot estimate (no config.json and no headers, a refused config and no headers) is
-// a value with the reason, not an error; errors are the store's.
+// What every estimate of one revision shares, whatever the workload: the estimator's basis
+// (pipeline::BasisOf over the stored config.json and headers), or why there is none, and the
+// checkpoint's files. Immutable once prepared; shared between threads through BasisCache.
+struct RevisionBasis {
+  std::optional<EstimateBasis> basis;  // unset: `unavailable` says why
+  std::string unavailable;
+  std::vector<std::string> shard_files;
+  size_t ApproxBytes() const;
+};
+
+// The basis of `repo`@`sha` for input.build, from the store: the costly part of an estimate
+// (every stored safetensors header of the revision is read and parsed; StoredHeaderBytes says
+// how much that is before doing it). A revision the estimator cannot estimate (no config.json
+// and no headers, a refused config and no headers) is a value with the reason, not an error;
+// errors are the store's.
+Result<RevisionBasis> PrepareRevision(store::Store& store, const std::string& repo,
+                                      const std::string& sha, const EstimateInput& input = {});
+// The estimate for `input`'s workload, assumptions and cards: arithmetic over the basis.
+RevisionEstimate FinishRevision(const RevisionBasis& basis, const EstimateInput& input = {});
+// PrepareRevision, then FinishRevision: the estimate of `repo`@`sha` for `input` (default: the
+// default workload and the hubwatch preset).
 Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
                                           const std::string& sha, const EstimateInput& input = {});
+// The bytes of safetensors headers the store holds for `repo`@`sha`'s checkpoint: what
+// PrepareRevision would read and parse. Reads lengths, not the headers.
+Result<uint64_t> StoredHeaderBytes(store::Store& store, const std::string& repo,
+                                   const std::string& sha);
 
 }  // namespace hubwatch::page

@@ -23,22 +23,28 @@ void PollQueue::Move(Index i, int64_t at) {
 void PollQueue::Remove(Index i) {
   if (entries_[i].in_flight) --in_flight_;
   entries_[i] = Entry{};
-  ids_.Release(i);  // its slots in the heap are stale now
+  ids_.Release(i);
+  rebuild_ = true;  // its slots in the heap must go before the heap compares again
+}
+
+void PollQueue::Rebuild(std::optional<Index> except) const {
+  waiting_.clear();
+  for (Index i = 0; i < ids_.end(); ++i) {
+    if (ids_.live(i) && !entries_[i].in_flight && i != except) {
+      waiting_.push_back({entries_[i].at, i});
+    }
+  }
+  std::make_heap(waiting_.begin(), waiting_.end(),
+                 [this](const Slot& a, const Slot& b) { return Later(a, b); });
+  rebuild_ = false;
 }
 
 void PollQueue::Push(Index repo, int64_t at) {
-  auto later = [this](const Slot& a, const Slot& b) { return Later(a, b); };
-  if (waiting_.size() >= 2 * (ids_.size() - in_flight_) + 64) {  // mostly stale: rebuild
-    waiting_.clear();
-    for (Index i = 0; i < ids_.end(); ++i) {
-      if (ids_.live(i) && !entries_[i].in_flight && i != repo) {
-        waiting_.push_back({entries_[i].at, i});
-      }
-    }
-    std::make_heap(waiting_.begin(), waiting_.end(), later);
-  }
+  // After a removal, or when mostly stale: anew, without `repo` (pushed below).
+  if (rebuild_ || waiting_.size() >= 2 * (ids_.size() - in_flight_) + 64) Rebuild(repo);
   waiting_.push_back({at, repo});
-  std::push_heap(waiting_.begin(), waiting_.end(), later);
+  std::push_heap(waiting_.begin(), waiting_.end(),
+                 [this](const Slot& a, const Slot& b) { return Later(a, b); });
 }
 
 void PollQueue::PopFront() const {
@@ -48,6 +54,7 @@ void PollQueue::PopFront() const {
 }
 
 std::optional<PollQueue::Index> PollQueue::Front() const {
+  if (rebuild_) Rebuild();
   while (!waiting_.empty() && !Valid(waiting_.front())) PopFront();
   if (waiting_.empty()) return std::nullopt;
   return waiting_.front().repo;

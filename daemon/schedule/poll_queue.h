@@ -2,9 +2,15 @@
 
 // PollQueue: the scheduler's table of tracked repos: each one's next poll time, whether a poll
 // of it runs, and the waiting ones in order of that time (ties by id). Compact for 100,000
-// repos (issue 33): ids interned once (RepoIds), times in a vector by index, the waiting ones
-// in a binary heap whose stale slots (a repo moved or started since) are dropped when they
-// surface; about 80 bytes a repo.
+// repos: ids interned once (RepoIds), times in a vector by index, the waiting ones in a binary
+// heap whose stale slots (a repo moved or started since) are dropped when they surface; about
+// 80 bytes a repo.
+//
+// The heap orders slots by their repo's name, so a slot must never outlive its repo's index: a
+// released index has no name, and a reused one another name, either of which would break the
+// heap's order (and a released one's text may be reclaimed). Remove therefore marks the heap
+// for a rebuild from the live repos, done once before its next use: untracking thousands of
+// repos at once costs one O(n) rebuild, not one per repo.
 //
 // Thread safety: none (the scheduler's, on the network thread).
 
@@ -64,11 +70,14 @@ class PollQueue {
   // Queues a waiting repo; rebuilds the heap when stale slots outnumber the live ones.
   void Push(Index repo, int64_t at);
   void PopFront() const;
+  // The heap anew from the waiting live repos but `except`; clears rebuild_.
+  void Rebuild(std::optional<Index> except = std::nullopt) const;
 
   RepoIds ids_;
   std::vector<Entry> entries_;  // by RepoIds index
   size_t in_flight_ = 0;
   mutable std::vector<Slot> waiting_;  // a heap, Later on top last; const reads drop stale tops
+  mutable bool rebuild_ = false;       // a repo was removed: waiting_ may name released indexes
 };
 
 }  // namespace hubwatch::schedule

@@ -90,7 +90,7 @@ void RepoIds::Release(Index i) {
   --live_;
   live_bytes_ -= spans_[i].length;
   dead_bytes_ += spans_[i].length;
-  spans_[i].live = false;
+  spans_[i] = Span{};  // not live, and no view into text a repack reclaims
   free_.push_back(i);
   if (dead_bytes_ > kChunkBytes && dead_bytes_ > live_bytes_) Repack();
 }

@@ -7,7 +7,8 @@
 //
 // An index stays valid from Intern until Release; a released index is reused by a later Intern.
 // The text of released ids is reclaimed when it outweighs the live text (Release repacks).
-// Name() views stay valid until the next Intern or Release.
+// Name() views stay valid until the next Intern or Release; a released index's name is empty
+// (never a view into reclaimed text).
 //
 // Thread safety: none (a value type; the scheduler's, on the network thread).
 
@@ -31,6 +32,7 @@ class RepoIds {
 
   std::string_view Name(Index i) const {
     const Span& s = spans_[i];
+    if (s.length == 0) return {};
     return {chunks_[s.chunk].get() + s.offset, s.length};
   }
   bool live(Index i) const { return i < spans_.size() && spans_[i].live; }
@@ -63,8 +65,8 @@ class RepoIds {
   size_t used_in_last_ = kChunkBytes;  // bytes used in chunks_.back()
   size_t live_bytes_ = 0;
   size_t dead_bytes_ = 0;
-  std::vector<Span> spans_;  // by index
-  std::vector<Index> free_;  // released indexes, reused first
+  std::vector<Span> spans_;      // by index
+  std::vector<Index> free_;      // released indexes, reused first
   std::vector<uint32_t> slots_;  // index, kEmpty or kGone
   size_t live_ = 0;
   size_t gone_ = 0;  // tombstones in slots_

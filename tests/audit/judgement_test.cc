@@ -1,24 +1,17 @@
-// Judgement, the reports and --fix, on evidence built here (the end-to-end test,
-// audit_end_to_end.py, judges against a real store and server).
+// Judgement and the reports, on evidence built here (the end-to-end test, audit_end_to_end.py,
+// judges against a real store and server; fix_test.cc covers --fix).
 
 #include "daemon/audit/judgement.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "daemon/audit/audit_report.h"
-#include "daemon/audit/fix.h"
 #include "daemon/audit/sarif.h"
 
 namespace hubwatch::audit {
 namespace {
-
-namespace fs = std::filesystem;
 
 const std::string kOld = "1111111111111111111111111111111111111111";
 const std::string kNew = "2222222222222222222222222222222222222222";
@@ -146,77 +139,6 @@ TEST(Sarif, LevelsFollowImpactAndCleanPinsAreNotResults) {
   }
   EXPECT_EQ(results[2]["ruleId"], "HW005");  // not tracked
   EXPECT_EQ(results[0]["properties"]["suggested_revision"], kNew);
-}
-
-TEST(Fix, ReplacesWholeTokensOnly) {
-  int n = 0;
-  EXPECT_EQ(ReplaceToken("rev='abc1234' x abc12345 yabc1234 abc1234", "abc1234", "NEW", &n),
-            "rev='NEW' x abc12345 yabc1234 NEW");
-  EXPECT_EQ(n, 2);
-  EXPECT_EQ(ReplaceToken("abc1234abc1234", "abc1234", "NEW", &n), "abc1234abc1234");
-  EXPECT_EQ(n, 0);
-}
-
-class FixFiles : public ::testing::Test {
- protected:
-  // A directory per test: ctest runs the tests of one fixture in parallel processes.
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("hubwatch_audit_fix_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void Write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
-  std::string Read(const std::string& name) {
-    std::ifstream in(dir_ / name);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  fs::path dir_;
-};
-
-TEST_F(FixFiles, RewritesOnlyAffectedPinsLiteralsAndKeepsTheMode) {
-  const std::string pinned = "REV = \"" + kOld + "\"\nm = load(\"org/model\", revision=REV)\n";
-  const std::string floating = "m = load(\"org/model\")\n";
-  Write("pinned.py", pinned);
-  Write("floating.py", floating);
-  Write("current.py", "m = load(\"org/model\", revision=\"" + kNew + "\")\n");
-  ASSERT_EQ(::chmod((dir_ / "pinned.py").c_str(), 0751), 0);
-  Evidence affected{.tracked = true, .newest = kNew, .sha = kOld};
-  affected.advisories = {Advisory("A", diff::Impact::kBehavioral)};
-  const Evidence current{.tracked = true, .newest = kNew, .sha = kNew};
-  Evidence received{.tracked = true, .newest = kNew};
-  received.advisories = {Advisory("A", diff::Impact::kBehavioral)};
-  const std::vector<Finding> findings = Judge({Ref(kOld, RevisionKind::kFullSha, "pinned.py"),
-                                               Ref("", RevisionKind::kFloating, "floating.py"),
-                                               Ref(kNew, RevisionKind::kFullSha, "current.py")},
-                                              {affected, received, current}, "2026-01-01");
-  const std::vector<FileFix> fixes = ApplyFixes({dir_.string()}, findings);
-  ASSERT_EQ(fixes.size(), 1u);
-  EXPECT_EQ(fixes[0].file, "pinned.py");
-  EXPECT_EQ(fixes[0].replaced, 1);
-  EXPECT_EQ(fixes[0].error, "");
-  EXPECT_EQ(Read("pinned.py"), "REV = \"" + kNew + "\"\nm = load(\"org/model\", revision=REV)\n");
-  EXPECT_EQ(Read("floating.py"), floating);
-  EXPECT_EQ(fs::status(dir_ / "pinned.py").permissions() & fs::perms::all,
-            static_cast<fs::perms>(0751));
-  EXPECT_FALSE(fs::exists(dir_ / "pinned.py.hubwatch-fix"));
-}
-
-TEST_F(FixFiles, AFileWithoutTheLiteralIsLeftAsItIsAndSaysSo) {
-  Write("computed.py", "m = load(\"org/model\", revision=make())\n");
-  Evidence affected{.tracked = true, .newest = kNew, .sha = kOld};
-  affected.advisories = {Advisory("A", diff::Impact::kBehavioral)};
-  const std::vector<FileFix> fixes = ApplyFixes(
-      {dir_.string()}, Judge({Ref(kOld, RevisionKind::kFullSha, "computed.py")}, {affected}, ""));
-  ASSERT_EQ(fixes.size(), 1u);
-  EXPECT_EQ(fixes[0].replaced, 0);
-  EXPECT_EQ(fixes[0].error, "no revision literal found to rewrite");
 }
 
 }  // namespace

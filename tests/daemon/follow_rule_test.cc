@@ -45,6 +45,32 @@ TEST(FollowRule, AnOwnerIsEnoughAndTheNameDefaultsToOwnerAndGlob) {
   EXPECT_EQ(FollowRuleJson(*again), FollowRuleJson(c->follow[1]));
 }
 
+TEST(FollowRule, EveryRuleAcceptedReadsBackFromWhatTheStoreKeeps) {
+  // The store keeps FollowRuleJson and the service reads it with ParseFollowRule: a name made
+  // for a rule (spaces in a threshold's, an owner and the longest glob) must pass the same check
+  // as a name given, or the rule is accepted and then never runs.
+  const std::string owner(96, 'o');
+  const std::string glob = std::string(254, 'g') + "*";
+  for (const std::string& body :
+       {std::string(R"({"min_downloads": 1000})"), std::string(R"({"min_likes": 10})"),
+        R"({"owner": ")" + owner + R"(", "match": ")" + glob + R"("})",
+        std::string(R"({"name": "my rule: Qwen3 >= 1k", "owner": "Qwen"})")}) {
+    SCOPED_TRACE(body);
+    Result<FollowRule> rule = ParseFollowRule(nlohmann::json::parse(body), "the body");
+    ASSERT_TRUE(rule.ok()) << rule.error().message;
+    Result<FollowRule> again = ParseFollowRule(FollowRuleJson(*rule), "follow rule " + rule->name);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(FollowRuleJson(*again), FollowRuleJson(*rule));
+  }
+  for (const char* bad :
+       {R"({"name": "", "owner": "Qwen"})", R"({"name": " x", "owner": "Qwen"})",
+        R"({"name": "a\u0007b", "owner": "Qwen"})", R"({"name": "a\u202eb", "owner": "Qwen"})"}) {
+    Result<FollowRule> rule = ParseFollowRule(nlohmann::json::parse(bad), "the body");
+    ASSERT_FALSE(rule.ok()) << bad;
+    EXPECT_NE(rule.error().message.find("the body.name"), std::string::npos);
+  }
+}
+
 TEST(FollowRule, BadRulesAreRefusedNamingTheKey) {
   EXPECT_NE(ErrorOf(R"({"follow": {"owner": "Qwen"}})").find("follow must be an array"),
             std::string::npos);

@@ -254,6 +254,22 @@ TEST_F(FollowTest, AReloadWithoutTheRuleUntracksItsRepos) {
       EXPECT_NE(e.reason.find("removed"), std::string::npos);
     }
   }
+  // The scheduler lets them go with the store: /readyz counts none, and none is polled again.
+  auto readyz = [&] { return Request(service_->api_port(), "GET", "/readyz").body; };
+  ASSERT_TRUE(WaitUntil([&] { return readyz().find("watching 0 repos") != std::string::npos; }))
+      << readyz();
+  ASSERT_TRUE(WaitUntil([&] { return PollsRunning() == 0; }));
+  const size_t seen = hub_->RequestLog().size();
+  for (int i = 0; i < 3; ++i) AdvanceTime(std::chrono::seconds(61));
+  const std::vector<fakehub::LoggedRequest> after = hub_->RequestLog();
+  for (size_t i = seen; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].path.find("/api/models/acme/"), std::string::npos) << after[i].path;
+  }
+  // The rule back tracks them again, without a restart.
+  with_rule = true;
+  kill(getpid(), SIGHUP);
+  ASSERT_TRUE(AdvanceUntil([&] { return Followed() == 10; })) << Followed();
+  EXPECT_NE(readyz().find("watching 10 repos"), std::string::npos) << readyz();
 }
 
 TEST_F(FollowTest, ARepoBelowTheThresholdForAReconcileWindowIsUntracked) {

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon/schedule/scheduler.h"
 
@@ -81,6 +84,58 @@ TEST(RepoIds, TheSchedulerTracksAHundredThousandReposAndVisitsEachOnce) {
   EXPECT_EQ(s.TakeDue(10), (std::vector<std::string>{"o-0/m-0", "o-0/m-1000", "o-0/m-10000",
                                                      "o-0/m-11000", "o-0/m-12000", "o-0/m-13000",
                                                      "o-0/m-14000", "o-0/m-15000"}));
+}
+
+TEST(RepoIds, TheSchedulerUntracksTenThousandReposInOneStepAndKeepsItsOrder) {
+  // Untracking most of the repos at once (a follow rule removed, an owner deleting its repos)
+  // releases their ids and reclaims their text while the poll heap still holds their slots:
+  // the heap must never compare a released or reused index by name.
+  Scheduler s({.interval_s = 60, .max_concurrent = 1'000'000, .quota = 1'000'000'000});
+  std::set<std::pair<int64_t, std::string>> waiting;  // the model: (next poll, id)
+  // Ids as long as real ones get (an organisation's and a model's name): many chunks of text,
+  // most of them reclaimed by the untracking.
+  auto id = [](int i) {
+    return "an-organisation-" + std::to_string(i % 97) + "/a-model-with-a-longer-name-" +
+           std::to_string(i);
+  };
+  for (int i = 0; i < 15000; ++i) {
+    const int64_t at = 1000 + (i % 10) * 500;  // ties, as batched times make them
+    s.Track(id(i), at);
+    waiting.insert({at, id(i)});
+  }
+  // Some are in flight when they are untracked.
+  const std::vector<std::string> started = s.TakeDue(1000);
+  ASSERT_FALSE(started.empty());
+  for (const std::string& repo : started) waiting.erase({1000, repo});
+  for (int i = 0; i < 15000; ++i) {
+    if (i % 3 == 0) continue;
+    s.Untrack(id(i));
+    waiting.erase({1000 + (i % 10) * 500, id(i)});
+  }
+  EXPECT_EQ(s.size(), 5000u);
+  for (const std::string& repo : started) {
+    if (s.tracked(repo)) s.Untrack(repo);
+  }
+  // The next polls are taken from the heap that still held the untracked repos' slots.
+  std::vector<std::string> order = s.TakeDue(1500);
+  std::vector<std::string> expected;
+  while (!waiting.empty() && waiting.begin()->first <= 1500) {
+    expected.push_back(waiting.begin()->second);
+    waiting.erase(waiting.begin());
+  }
+  ASSERT_EQ(order, expected);
+  // New repos reuse the released indexes.
+  for (int i = 20000; i < 20500; ++i) {
+    const int64_t at = 2000 + i % 37;
+    s.Track(id(i), at);
+    waiting.insert({at, id(i)});
+  }
+  ASSERT_EQ(s.size() - order.size(), waiting.size());
+  for (const auto& entry : waiting) expected.push_back(entry.second);
+  for (int64_t now = 2000; now <= 7000 && order.size() < expected.size(); now += 500) {
+    for (std::string& repo : s.TakeDue(now)) order.push_back(std::move(repo));
+  }
+  EXPECT_EQ(order, expected);
 }
 
 }  // namespace

@@ -206,7 +206,8 @@ TEST_F(ClientTest, ModelInfoFullExpandedAndWithBlobs) {
   EXPECT_EQ(small->sha, info->sha);
   EXPECT_FALSE(small->gated.has_value());
   EXPECT_TRUE(small->siblings.empty());
-  EXPECT_LT(small->raw_json.size(), 200u);
+  EXPECT_TRUE(small->tags.empty());
+  EXPECT_FALSE(small->likes.has_value());
 
   ModelInfoOptions blobs;
   blobs.blobs = true;
@@ -255,6 +256,26 @@ TEST_F(ClientTest, ListModelsFiltersSortsAndPages) {
   // lastModified only because the sort is lastModified.
   EXPECT_FALSE((*models)[2].sha.has_value());
   EXPECT_TRUE((*models)[2].last_modified.has_value());
+}
+
+TEST_F(ClientTest, AnApiBodyOverTheLimitIsRefusedUnread) {
+  HubClientOptions options;
+  options.max_api_body_bytes = 200;
+  MakeClient(std::move(options));
+  auto [info, stats] =
+      Await<ModelInfo>(io_, [&](auto cb) { client().GetModelInfo(kGemma2, {}, cb); });
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.error().kind, HubErrorKind::kProtocol);
+  EXPECT_NE(info.error().detail.find("over the limit of 200 bytes"), std::string::npos)
+      << info.error().detail;
+  EXPECT_EQ(stats.requests, 1) << "not retried";
+  ListModelsOptions listing;
+  listing.author = "meta-llama";
+  auto [models, s2] =
+      Await<std::vector<ModelSummary>>(io_, [&](auto cb) { client().ListModels(listing, cb); });
+  ASSERT_FALSE(models.ok());
+  EXPECT_NE(models.error().detail.find("over the limit of 200 bytes"), std::string::npos)
+      << models.error().detail;
 }
 
 TEST_F(ClientTest, ResolveHeadOfAGitFileFollowsResolveCache) {

@@ -1,24 +1,24 @@
-// LruCache, as EstimateCache: computed once per key, the least recently used dropped, failures not
-// kept.
+// LruCache, as BasisCache: computed once per key, the least recently used dropped, failures not
+// kept, and a weighed cache bounded by what its values weigh.
 
 #include <gtest/gtest.h>
 
-#include "daemon/page/estimate_cache.h"
+#include "daemon/page/basis_cache.h"
 
 namespace hubwatch::page {
 namespace {
 
-EstimateCache::Compute Counting(int* calls, std::string reason) {
+BasisCache::Compute Counting(int* calls, std::string reason) {
   return [calls, reason] {
     ++*calls;
-    RevisionEstimate e;
+    RevisionBasis e;
     e.unavailable = reason;
-    return Result<RevisionEstimate>(std::move(e));
+    return Result<RevisionBasis>(std::move(e));
   };
 }
 
-TEST(EstimateCache, ComputesOncePerRevisionAndKeepsTheMostRecent) {
-  EstimateCache cache(2);
+TEST(BasisCache, ComputesOncePerRevisionAndKeepsTheMostRecent) {
+  BasisCache cache(2);
   int calls = 0;
   auto a = cache.Get("o/m@aaa", Counting(&calls, "a"));
   ASSERT_TRUE(a.ok());
@@ -38,12 +38,12 @@ TEST(EstimateCache, ComputesOncePerRevisionAndKeepsTheMostRecent) {
   EXPECT_EQ((*cache.Get("o/other@aaa", Counting(&calls, "x")))->unavailable, "x");
 }
 
-TEST(EstimateCache, AFailureIsReturnedAndNotKept) {
-  EstimateCache cache(4);
+TEST(BasisCache, AFailureIsReturnedAndNotKept) {
+  BasisCache cache(4);
   int calls = 0;
   auto failing = [&calls] {
     ++calls;
-    return Result<RevisionEstimate>(Error::Io("store: disk I/O error"));
+    return Result<RevisionBasis>(Error::Io("store: disk I/O error"));
   };
   auto r = cache.Get("o/m@aaa", failing);
   ASSERT_FALSE(r.ok());
@@ -51,6 +51,38 @@ TEST(EstimateCache, AFailureIsReturnedAndNotKept) {
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_TRUE(cache.Get("o/m@aaa", Counting(&calls, "ok")).ok());
   EXPECT_EQ(calls, 2);
+}
+
+TEST(BasisCache, AWeighedCacheKeepsWhatFitsItsBytesAndNeverOneThatAloneOutweighsThem) {
+  RevisionBasis one;
+  one.unavailable = std::string(1000, 'x');
+  const size_t w = one.ApproxBytes();  // what each value below weighs
+  const size_t capacity = 2 * w + w / 2;
+  std::shared_ptr<BasisCache> cache = MakeBasisCache(capacity);
+  int calls = 0;
+  auto sized = [&calls](size_t bytes) {
+    return [&calls, bytes] {
+      ++calls;
+      RevisionBasis b;
+      b.unavailable = std::string(bytes, 'x');
+      return Result<RevisionBasis>(std::move(b));
+    };
+  };
+  ASSERT_TRUE(cache->Get("a", sized(1000)).ok());
+  ASSERT_TRUE(cache->Get("b", sized(1000)).ok());
+  EXPECT_EQ(cache->size(), 2u);
+  EXPECT_EQ(cache->weight(), 2 * w);
+  ASSERT_TRUE(cache->Get("c", sized(1000)).ok());  // a, b and c outweigh it: a goes
+  EXPECT_EQ(cache->weight(), 2 * w);
+  EXPECT_EQ(cache->Find("a"), nullptr);
+  EXPECT_NE(cache->Find("c"), nullptr);
+  // One value heavier than the whole cache is returned, not kept, and evicts nothing.
+  auto big = cache->Get("big", sized(3 * w));
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ((*big)->unavailable.size(), 3 * w);
+  EXPECT_EQ(cache->Find("big"), nullptr);
+  EXPECT_NE(cache->Find("c"), nullptr);
+  EXPECT_EQ(calls, 4);
 }
 
 }  // namespace

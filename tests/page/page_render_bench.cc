@@ -1,9 +1,9 @@
 // page_render_bench: the server CPU of one model page, measured in-process: the store reads,
 // the estimate, the document and the HTML, for google/gemma-2-9b-it with 18 synthetic
 // revisions on top of its 2 (20 in all). Two cases: cold (the estimate computed, as for the
-// first request of a revision) and warm (the estimate from the server's EstimateCache, as for
-// every later one). Prints the mean and the best per page over the runs, and the page's size.
-// Not a test (BENCHMARKS.md "The model page").
+// first request of a revision) and warm (the estimate finished from the basis in the server's
+// BasisCache, as for every later one). Prints the mean and the best per page over the runs, and the
+// page's size. Not a test (BENCHMARKS.md "The model page").
 //
 // usage: page_render_bench [ITERATIONS]
 
@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "daemon/page/estimate_cache.h"
+#include "daemon/page/basis_cache.h"
 #include "daemon/page/render.h"
 #include "tests/page/page_env.h"
 #include "tests/page/page_fixture.h"
@@ -64,24 +64,25 @@ int main(int argc, char** argv) {
   std::printf("model page google/gemma-2-9b-it: %zu revisions, %zu bytes\n", revisions, bytes);
   std::printf("cold (estimate computed): mean %.3f ms, best %.3f ms of CPU over %d pages\n",
               1e3 * total / iterations, 1e3 * best, iterations);
-  page::EstimateCache cache(32);
+  std::shared_ptr<page::BasisCache> cache = page::MakeBasisCache(64 << 20);
   measure([&] {  // what routes_page.cc does on an ETag miss
     const std::string repo = page::testing::kGemma;
     auto record = (*store)->repos().GetRepo(repo);
     auto history = page::LoadHistory(**store, repo, 200);
     if (!record.ok() || !*record || !history.ok() || history->empty()) std::abort();
     const std::string sha = history->front().revision.sha;
-    auto estimate = cache.Get(page::EstimateKey(repo, sha),
-                              [&] { return page::EstimateRevision(**store, repo, sha); });
-    if (!estimate.ok()) std::abort();
+    auto basis = cache->Get(page::BasisKey(repo, sha),
+                            [&] { return page::PrepareRevision(**store, repo, sha); });
+    if (!basis.ok()) std::abort();
+    const page::RevisionEstimate estimate = page::FinishRevision(**basis);
     const page::Document doc = page::BuildModelPage({.repo = &**record,
                                                      .sha = sha,
-                                                     .estimate = estimate->get(),
+                                                     .estimate = &estimate,
                                                      .history = &*history,
                                                      .base_url = "http://127.0.0.1:8437"});
     return page::RenderHtml(doc);
   });
-  std::printf("warm (estimate cached): mean %.3f ms, best %.3f ms of CPU over %d pages\n",
+  std::printf("warm (basis cached): mean %.3f ms, best %.3f ms of CPU over %d pages\n",
               1e3 * total / iterations, 1e3 * best, iterations);
   store->reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db + suffix).c_str());

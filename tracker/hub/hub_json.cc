@@ -4,29 +4,117 @@
 #include <optional>
 
 #include "estimator/base/json_nesting.h"
+#include "tracker/hub/json_shape.h"
 
 namespace hubwatch::hub {
 namespace {
 
 using nlohmann::json;
+using Kind = JsonShape::Kind;
+
+// What each parser keeps of its body: the keys read below, each list to its cap (hub_json.h).
+constexpr JsonShape List(const JsonShape& element, size_t cap) {
+  return {.kind = Kind::kList, .element = &element, .cap = cap};
+}
+constexpr JsonShape Object(std::span<const JsonMember> members) {
+  return {.kind = Kind::kObject, .members = members};
+}
+constexpr const JsonShape* kS = &kJsonScalar;
+
+constexpr JsonMember kRefFields[] = {{"name", kS}, {"ref", kS}, {"targetCommit", kS}};
+constexpr JsonShape kRef = Object(kRefFields);
+constexpr JsonShape kRefList = List(kRef, kMaxRefsPerList);
+constexpr JsonMember kRefsFields[] = {{"branches", &kRefList},
+                                      {"tags", &kRefList},
+                                      {"converts", &kRefList},
+                                      {"pullRequests", &kRefList}};
+constexpr JsonShape kRefsBody = Object(kRefsFields);
+
+constexpr JsonMember kAuthorFields[] = {{"user", kS}};
+constexpr JsonShape kAuthor = Object(kAuthorFields);
+constexpr JsonShape kAuthors = List(kAuthor, kMaxCommitAuthors);
+constexpr JsonMember kCommitFields[] = {
+    {"id", kS}, {"title", kS}, {"message", kS}, {"date", kS}, {"authors", &kAuthors}};
+constexpr JsonShape kCommit = Object(kCommitFields);
+constexpr JsonShape kCommitsBody = List(kCommit, kMaxPageEntries);
+
+// "lfs" of a tree entry (oid) and of a sibling (sha256).
+constexpr JsonMember kLfsFields[] = {
+    {"oid", kS}, {"sha256", kS}, {"size", kS}, {"pointerSize", kS}};
+constexpr JsonShape kLfs = Object(kLfsFields);
+constexpr JsonMember kLastCommitFields[] = {{"id", kS}, {"title", kS}, {"date", kS}};
+constexpr JsonShape kLastCommit = Object(kLastCommitFields);
+constexpr JsonMember kTreeEntryFields[] = {{"type", kS},
+                                           {"oid", kS},
+                                           {"size", kS},
+                                           {"path", kS},
+                                           {"lfs", &kLfs},
+                                           {"xetHash", kS},
+                                           {"lastCommit", &kLastCommit}};
+constexpr JsonShape kTreeEntry = Object(kTreeEntryFields);
+constexpr JsonShape kTreeBody = List(kTreeEntry, kMaxPageEntries);
+
+constexpr JsonShape kTags = List(kJsonScalar, kMaxModelTags);
+constexpr JsonMember kSiblingFields[] = {
+    {"rfilename", kS}, {"size", kS}, {"blobId", kS}, {"lfs", &kLfs}};
+constexpr JsonShape kSibling = Object(kSiblingFields);
+constexpr JsonShape kSiblings = List(kSibling, kMaxModelSiblings);
+constexpr JsonShape kDtypes = {
+    .kind = Kind::kMap, .element = &kJsonScalar, .cap = kMaxSafetensorsDtypes};
+constexpr JsonMember kSafetensorsFields[] = {{"parameters", &kDtypes}, {"total", kS}};
+constexpr JsonShape kSafetensors = Object(kSafetensorsFields);
+constexpr JsonMember kModelInfoFields[] = {{"_id", kS},
+                                           {"id", kS},
+                                           {"author", kS},
+                                           {"sha", kS},
+                                           {"lastModified", kS},
+                                           {"createdAt", kS},
+                                           {"private", kS},
+                                           {"gated", kS},
+                                           {"disabled", kS},
+                                           {"pipeline_tag", kS},
+                                           {"library_name", kS},
+                                           {"tags", &kTags},
+                                           {"downloads", kS},
+                                           {"likes", kS},
+                                           {"siblings", &kSiblings},
+                                           {"safetensors", &kSafetensors}};
+constexpr JsonShape kModelInfoBody = Object(kModelInfoFields);
+
+constexpr JsonMember kListedModelFields[] = {
+    {"id", kS},        {"sha", kS},      {"lastModified", kS},     {"gated", kS},
+    {"private", kS},   {"tags", &kTags}, {"siblings", &kSiblings}, {"createdAt", kS},
+    {"downloads", kS}, {"likes", kS},    {"pipeline_tag", kS},     {"library_name", kS}};
+constexpr JsonShape kListedModel = Object(kListedModelFields);
+constexpr JsonShape kModelListBody = List(kListedModel, kMaxPageEntries);
 
 // Field access that reports what is wrong instead of throwing.
 class Reader {
  public:
   Reader(const std::string& url, std::string what) : url_(url), what_(std::move(what)) {}
 
-  std::optional<json> Parse(std::string_view body) {
+  // The body parsed as `shape` keeps it; nullptr (and failed()) when it is not valid JSON.
+  const json* Parse(std::string_view body, const JsonShape& shape) {
     if (JsonNestsDeeperThan(body)) {
       Fail("body nests JSON deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-      return std::nullopt;
+      return nullptr;
     }
-    json root = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-    if (root.is_discarded()) {
+    doc_ = ParseShaped(body, shape);
+    if (doc_.root.is_discarded()) {
       Fail("body is not valid JSON (" + std::to_string(body.size()) + " bytes)");
-      return std::nullopt;
+      return nullptr;
     }
-    return root;
+    return &doc_.root;
   }
+
+  // False (and failed()) when `list` listed more than `cap` entries: only the first were kept.
+  bool WithinCap(const json& list, size_t cap, const std::string& what) {
+    if (doc_.Listed(list) <= list.size()) return true;
+    Fail(what + " lists more than " + std::to_string(cap) + " entries");
+    return false;
+  }
+  // True when a cap cut `list` (an array or object of the parsed body).
+  bool Cut(const json& list) const { return doc_.Listed(list) > list.size(); }
 
   std::string String(const json& obj, const char* key, bool required = true) {
     auto it = obj.find(key);
@@ -96,20 +184,24 @@ class Reader {
     return lfs;
   }
 
-  // "tags": the strings of the array (others skipped); absent: none.
-  std::vector<std::string> Tags(const json& obj) {
+  // "tags": the strings of the array (others skipped), and whether its cap cut it; absent:
+  // none.
+  std::vector<std::string> Tags(const json& obj, bool* cut) {
     std::vector<std::string> tags;
     if (auto it = obj.find("tags"); it != obj.end() && RequireArray(*it, "\"tags\"")) {
+      *cut = Cut(*it);
       for (const json& t : *it) {
         if (t.is_string()) tags.push_back(t.get<std::string>());
       }
     }
     return tags;
   }
-  // "siblings": [{"rfilename", "size"?, "blobId"?, "lfs"?}]; absent: none.
-  std::vector<Sibling> Siblings(const json& obj) {
+  // "siblings": [{"rfilename", "size"?, "blobId"?, "lfs"?}], and whether its cap cut it;
+  // absent: none.
+  std::vector<Sibling> Siblings(const json& obj, bool* cut) {
     std::vector<Sibling> siblings;
     if (auto it = obj.find("siblings"); it != obj.end() && RequireArray(*it, "\"siblings\"")) {
+      *cut = Cut(*it);
       for (const json& s : *it) {
         if (!RequireObject(s, "a sibling")) break;
         Sibling sibling;
@@ -140,6 +232,7 @@ class Reader {
  private:
   const std::string& url_;
   std::string what_;
+  ShapedJson doc_;
   std::optional<HubError> error_;
 };
 
@@ -147,7 +240,8 @@ std::vector<GitRef> ParseRefList(Reader& r, const json& root, const char* key) {
   std::vector<GitRef> refs;
   auto it = root.find(key);
   if (it == root.end() || it->is_null()) return refs;
-  if (!r.RequireArray(*it, std::string("\"") + key + "\"")) return refs;
+  const std::string what = std::string("\"") + key + "\"";
+  if (!r.RequireArray(*it, what) || !r.WithinCap(*it, kMaxRefsPerList, what)) return refs;
   for (const json& item : *it) {
     if (!r.RequireObject(item, std::string("an entry of \"") + key + "\"")) break;
     refs.push_back({r.String(item, "name"), r.String(item, "ref"), r.String(item, "targetCommit")});
@@ -159,7 +253,7 @@ std::vector<GitRef> ParseRefList(Reader& r, const json& root, const char* key) {
 
 HubResult<RepoRefs> ParseRefsJson(std::string_view body, const std::string& url) {
   Reader r(url, "refs");
-  auto root = r.Parse(body);
+  const json* root = r.Parse(body, kRefsBody);
   if (!root) return r.error();
   if (!r.RequireObject(*root, "body")) return r.error();
   RepoRefs refs;
@@ -173,9 +267,11 @@ HubResult<RepoRefs> ParseRefsJson(std::string_view body, const std::string& url)
 
 HubResult<std::vector<CommitInfo>> ParseCommitsJson(std::string_view body, const std::string& url) {
   Reader r(url, "commits");
-  auto root = r.Parse(body);
+  const json* root = r.Parse(body, kCommitsBody);
   if (!root) return r.error();
-  if (!r.RequireArray(*root, "body")) return r.error();
+  if (!r.RequireArray(*root, "body") || !r.WithinCap(*root, kMaxPageEntries, "the page")) {
+    return r.error();
+  }
   std::vector<CommitInfo> commits;
   for (const json& item : *root) {
     if (!r.RequireObject(item, "a commit")) break;
@@ -199,9 +295,11 @@ HubResult<std::vector<CommitInfo>> ParseCommitsJson(std::string_view body, const
 
 HubResult<std::vector<TreeEntry>> ParseTreeJson(std::string_view body, const std::string& url) {
   Reader r(url, "tree");
-  auto root = r.Parse(body);
+  const json* root = r.Parse(body, kTreeBody);
   if (!root) return r.error();
-  if (!r.RequireArray(*root, "body")) return r.error();
+  if (!r.RequireArray(*root, "body") || !r.WithinCap(*root, kMaxPageEntries, "the page")) {
+    return r.error();
+  }
   std::vector<TreeEntry> entries;
   for (const json& item : *root) {
     if (!r.RequireObject(item, "a tree entry")) break;
@@ -225,7 +323,7 @@ HubResult<std::vector<TreeEntry>> ParseTreeJson(std::string_view body, const std
 
 HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string& url) {
   Reader r(url, "model info");
-  auto root = r.Parse(body);
+  const json* root = r.Parse(body, kModelInfoBody);
   if (!root) return r.error();
   if (!r.RequireObject(*root, "body")) return r.error();
   const json& o = *root;
@@ -241,10 +339,10 @@ HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string
   info.disabled = r.OptBool(o, "disabled");
   info.pipeline_tag = r.OptString(o, "pipeline_tag");
   info.library_name = r.OptString(o, "library_name");
-  info.tags = r.Tags(o);
+  info.tags = r.Tags(o, &info.tags_cut);
   info.downloads = r.OptUnsigned(o, "downloads");
   info.likes = r.OptUnsigned(o, "likes");
-  info.siblings = r.Siblings(o);
+  info.siblings = r.Siblings(o, &info.siblings_cut);
   if (auto it = o.find("safetensors"); it != o.end() && r.RequireObject(*it, "\"safetensors\"")) {
     if (auto p = it->find("parameters"); p != it->end() && r.RequireObject(*p, "parameters")) {
       for (auto d = p->begin(); d != p->end(); ++d) {
@@ -258,16 +356,17 @@ HubResult<ModelInfo> ParseModelInfoJson(std::string_view body, const std::string
     info.safetensors_total = r.OptUnsigned(*it, "total");
   }
   if (r.failed()) return r.error();
-  info.raw_json = std::string(body);
   return info;
 }
 
 HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
                                                         const std::string& url) {
   Reader r(url, "model list");
-  auto root = r.Parse(body);
+  const json* root = r.Parse(body, kModelListBody);
   if (!root) return r.error();
-  if (!r.RequireArray(*root, "body")) return r.error();
+  if (!r.RequireArray(*root, "body") || !r.WithinCap(*root, kMaxPageEntries, "the page")) {
+    return r.error();
+  }
   std::vector<ModelSummary> models;
   for (const json& item : *root) {
     if (!r.RequireObject(item, "a model")) break;
@@ -277,8 +376,8 @@ HubResult<std::vector<ModelSummary>> ParseModelListJson(std::string_view body,
     m.last_modified = r.OptString(item, "lastModified");
     m.gated = r.OptGated(item);
     m.is_private = r.OptBool(item, "private").value_or(false);
-    m.tags = r.Tags(item);
-    m.siblings = r.Siblings(item);
+    m.tags = r.Tags(item, &m.tags_cut);
+    m.siblings = r.Siblings(item, &m.siblings_cut);
     m.created_at = r.OptString(item, "createdAt");
     m.downloads = r.OptUnsigned(item, "downloads");
     m.likes = r.OptUnsigned(item, "likes");

@@ -90,7 +90,8 @@ struct ModelInfo {
   std::vector<Sibling> siblings;
   std::map<std::string, uint64_t> safetensors_parameters;  // dtype -> count
   std::optional<uint64_t> safetensors_total;
-  std::string raw_json;  // the body as received, for fields not modelled here
+  bool tags_cut = false;      // more than hub_json.h's kMaxModelTags came; the first are kept
+  bool siblings_cut = false;  // more than kMaxModelSiblings came; the first are kept
 };
 
 // GET /api/models?author=...
@@ -107,6 +108,8 @@ struct ModelSummary {
   std::optional<uint64_t> likes;          // with expand=likes
   std::optional<std::string> pipeline_tag;  // with expand=pipeline_tag
   std::optional<std::string> library_name;  // with expand=library_name
+  bool tags_cut = false;      // more than hub_json.h's kMaxModelTags came; the first are kept
+  bool siblings_cut = false;  // more than kMaxModelSiblings came; the first are kept
 };
 
 // HEAD /{id}/resolve/{rev}/{path}: identity read from the Hub hop, never from the CDN.

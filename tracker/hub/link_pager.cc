@@ -22,6 +22,12 @@ void LinkPager::Fetch(std::string url) {
 
 void LinkPager::OnResult(HubResult<ExchangeResponse> page) {
   if (!page.ok()) return on_done_(page.error(), stats_);
+  if (page->response.body_limit_hit) {
+    return on_done_(ProtocolError("the body is over the limit of " +
+                                      std::to_string(base_request_.max_body_bytes) + " bytes",
+                                  page->final_url, page->response.status),
+                    stats_);
+  }
   ++pages_;
   std::optional<HubError> error;
   const bool more = on_page_(*page, &error);

@@ -3,8 +3,10 @@
 // LinkPager: one paged listing read to its end, page after page, following Link rel="next"
 // (RFC 8288). Each target is resolved against the URL that produced its page (RFC 3986), so
 // absolute and relative links both work; a link that does not resolve, points back at its own
-// page, or a 100,000th page ends the listing with a protocol error. What a page means is the
-// caller's: `on_page` reads it and says whether to read on.
+// page, or a 100,000th page ends the listing with a protocol error, and so does a page whose
+// body was cut at the request's max_body_bytes: it is never read, so the work per page stays
+// bounded by that limit. What a page means is the caller's: `on_page` reads it and says whether
+// to read on.
 //
 // Lifetime: owned by shared_ptr; the exchange in flight holds a reference until `on_done` ran.
 // Thread safety: the client's loop thread only. REQUIRES: runner outlives the listing.

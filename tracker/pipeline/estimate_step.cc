@@ -72,7 +72,7 @@ bool NeedsEstimate(const Snapshot* before, const Snapshot& after, bool has_previ
          HeaderIds(*before) != HeaderIds(after);
 }
 
-Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input) {
+Result<EstimateBasis> BasisOf(const Snapshot& snapshot, EstimateInput input) {
   input.headers.clear();
   for (const diff::ManifestEntry* e : CheckpointFiles(snapshot)) {
     auto it = snapshot.headers.find(e->content_id());
@@ -87,21 +87,27 @@ Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input) {
   if (!config && input.headers.empty()) {
     return Error::Unsupported("no readable config.json and no safetensors headers");
   }
-  Result<Estimate> e = EstimateModelFromText(config.value_or("{}"), input);
+  Result<EstimateBasis> b = PrepareEstimateFromText(config.value_or("{}"), input);
   // A config.json the estimator refuses (broken JSON, absurd sizes) does not hide a checkpoint
   // it can read: the tensors alone give the counts, and the refusal is said beside them.
-  if (!e.ok() && config && !input.headers.empty() && e.error().code != ErrorCode::kOverflow) {
-    std::string refused = e.error().message;
+  if (!b.ok() && config && !input.headers.empty() && b.error().code != ErrorCode::kOverflow) {
+    std::string refused = b.error().message;
     if (refused.starts_with("config.json: ")) refused.erase(0, 13);
     refused = Clip(refused, kMaxReasonBytes);
-    e = EstimateModelFromText("{}", input);
-    if (e.ok()) {
-      e->graph.notes.insert(e->graph.notes.begin(),
+    b = PrepareEstimateFromText("{}", input);
+    if (b.ok()) {
+      b->graph.notes.insert(b->graph.notes.begin(),
                             "config.json was refused (" + refused +
                                 "): estimated from the checkpoint's tensors alone");
     }
   }
-  return e;
+  return b;
+}
+
+Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input) {
+  Result<EstimateBasis> basis = BasisOf(snapshot, input);
+  if (!basis.ok()) return basis.error();
+  return FinishEstimate(*basis, input);
 }
 
 EstimateOutcome EstimateSnapshot(const std::string& repo, const Snapshot& snapshot,

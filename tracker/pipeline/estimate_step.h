@@ -38,6 +38,9 @@ inline constexpr size_t kMaxStoredEstimateBytes = 1 << 20;
 // neither a config.json nor headers (kUnsupported), or the estimator's own. The one place the
 // pipeline and the model page (which re-estimates a stored revision) build an estimate.
 Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input = {});
+// EstimateOf's costly part, the same for every workload (see EstimateBasis): reads input.build
+// only. EstimateOf(s, input) == FinishEstimate(*BasisOf(s, input), input).
+Result<EstimateBasis> BasisOf(const Snapshot& snapshot, EstimateInput input = {});
 
 struct EstimateOutcome {
   // Absent only without a readable config.json. When the estimator could not run, or its

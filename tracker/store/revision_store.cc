@@ -106,6 +106,14 @@ Result<std::optional<SafetensorsHeader>> RevisionStore::GetHeader(const std::str
   });
 }
 
+Result<std::optional<uint64_t>> RevisionStore::HeaderBytes(const std::string& sha256) {
+  // Its bytes as a BLOB (length() of TEXT counts characters): read, not parsed.
+  HW_PREPARE(q, "SELECT length(CAST(tensors AS BLOB)) FROM safetensors_headers WHERE sha256 = ?1");
+  q.Bind(1, sha256);
+  return OptionalRow(q, "reading a safetensors header's size",
+                     [&](Statement& r) { return static_cast<uint64_t>(r.Int(0)); });
+}
+
 Result<IngestOutcome> RevisionStore::Ingest(const RevisionIngest& in) {
   const RevisionRecord& rev = in.revision;
   IngestOutcome outcome = IngestOutcome::kIngested;

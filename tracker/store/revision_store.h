@@ -30,7 +30,7 @@ struct ChangeBrowse {
   std::string repo{};
   std::string kind{};
   std::string impact{};
-  int64_t before_id = 0;  // only changes with id < this
+  int64_t before_id = 0;         // only changes with id < this
   int64_t committed_since = 0;   // as Query's ("since", since.h)
   std::string after_revision{};  // as Query's
   int64_t limit = 50;
@@ -52,6 +52,8 @@ class RevisionStore {
   Result<diff::Manifest> GetManifest(const std::string& repo, const std::string& sha);
   Result<std::optional<std::string>> GetBlob(const std::string& oid);
   Result<std::optional<SafetensorsHeader>> GetHeader(const std::string& sha256);
+  // The stored size of that header's text in bytes, without parsing it.
+  Result<std::optional<uint64_t>> HeaderBytes(const std::string& sha256);
 
   Result<IngestOutcome> Ingest(const RevisionIngest& ingest);
 
