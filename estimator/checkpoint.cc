@@ -65,7 +65,9 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
         c.prefix_stripped && !expected.count(stored_name) ? prefix + stored_name : stored_name;
     auto it = expected.find(name);
     if (it == expected.end()) {
-      c.unexpected.push_back(Clip(stored_name, kMaxReportedNameBytes));
+      if (++c.unexpected_count <= kMaxKeptFindings) {
+        c.unexpected.push_back(Clip(stored_name, kMaxReportedNameBytes));
+      }
       sums.unexpected += tensor->elements;
       continue;
     }
@@ -74,9 +76,11 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
     const TensorSpec& spec = *e.spec;
     const uint64_t expected_elements = spec.ElementsPerCopy().value();
     if (!(spec.shape == tensor->shape)) {
-      c.shape_mismatches.push_back({Clip(stored_name, kMaxReportedNameBytes),
-                                    ShapeString(spec.shape),
-                                    Clip(ShapeString(tensor->shape), kMaxReportedNameBytes)});
+      if (++c.shape_mismatch_count <= kMaxKeptFindings) {
+        c.shape_mismatches.push_back({Clip(stored_name, kMaxReportedNameBytes),
+                                      ShapeString(spec.shape),
+                                      Clip(ShapeString(tensor->shape), kMaxReportedNameBytes)});
+      }
       if (spec.role == TensorRole::kParameter) {
         sums.reshaped_stored += tensor->elements;
         sums.reshaped_expected += expected_elements;
@@ -87,7 +91,8 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
     switch (spec.role) {
       case TensorRole::kParameter: {
         const std::string& want = spec.dtype.empty() ? graph.dtype : spec.dtype;
-        if (!want.empty() && tensor->dtype != want) {
+        if (!want.empty() && tensor->dtype != want &&
+            ++c.dtype_mismatch_count <= kMaxKeptFindings) {
           c.dtype_mismatches.push_back(
               {Clip(stored_name, kMaxReportedNameBytes), want, tensor->dtype});
         }
@@ -107,8 +112,10 @@ Result<CheckpointComparison> CompareWithCheckpoint(const ModelGraph& graph,
   for (const auto& [name, e] : expected) {
     if (!e.seen && e.spec->role == TensorRole::kParameter) {
       // Name it as the checkpoint would.
-      c.missing.push_back(
-          c.prefix_stripped && name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name);
+      if (++c.missing_count <= kMaxKeptFindings) {
+        c.missing.push_back(
+            c.prefix_stripped && name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name);
+      }
       sums.missing += e.spec->ElementsPerCopy();
     }
   }

@@ -5,9 +5,9 @@
 // shape and dtype mismatches, and the scalar delta between the checkpoint's element count and
 // our parameter count, explained (buffers, tied copies and on-disk extras are expected; a
 // non-zero parameter delta is not). Names are matched exactly, or with the graph's base prefix
-// removed ("transformer.h.0..." against gpt2's "h.0..."). The lists hold every finding, with
-// names and shapes from the header clipped to kMaxReportedNameBytes; the reports show the first
-// few. Pure function; thread-safe.
+// removed ("transformer.h.0..." against gpt2's "h.0..."). The lists hold the first
+// kMaxKeptFindings findings (and count them all), with names and shapes from the header
+// clipped to kMaxReportedNameBytes; the reports show the first few. Pure function; thread-safe.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +24,9 @@ namespace hubwatch {
 // Tensor names and shapes a header holds are as long as upstream writes them; a comparison
 // reports at most this much of each.
 inline constexpr size_t kMaxReportedNameBytes = 256;
+// And a header holds as many tensors as upstream writes: each list keeps its first this many
+// findings, and its *_count says how many there are.
+inline constexpr size_t kMaxKeptFindings = 1000;
 
 struct TensorMismatch {
   std::string name;
@@ -40,11 +43,15 @@ struct CheckpointComparison {
 
   uint64_t matched = 0;              // tensors present with the expected shape
   std::vector<std::string> missing;  // expected parameters not stored
+  uint64_t missing_count = 0;
   uint64_t missing_elements = 0;
   std::vector<std::string> unexpected;  // stored, not in the graph
+  uint64_t unexpected_count = 0;
   uint64_t unexpected_elements = 0;
   std::vector<TensorMismatch> shape_mismatches;
+  uint64_t shape_mismatch_count = 0;
   std::vector<TensorMismatch> dtype_mismatches;
+  uint64_t dtype_mismatch_count = 0;
   int64_t shape_delta_elements = 0;  // stored minus expected elements of shape mismatches
 
   uint64_t buffer_elements = 0;     // stored buffers we know (gpt2 attn.bias)

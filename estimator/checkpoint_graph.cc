@@ -60,10 +60,27 @@ class GraphLimits {
   size_t specs_ = 0;
 };
 
-std::string PastLayerCountNote(const std::string& stack, int64_t number, int64_t layer_count) {
-  return Clip(stack) + "." + std::to_string(number) + " is stored past num_hidden_layers " +
-         std::to_string(layer_count) + ": on disk, not loaded, not counted as parameters";
-}
+// The notes on layers stored past num_hidden_layers: one each for the first few, then a count.
+class PastLayerNotes {
+ public:
+  void Add(const std::string& stack, int64_t number, int64_t layer_count) {
+    if (++count_ > kMaxExtraLayerNotes) return;
+    notes_.push_back(Clip(stack) + "." + std::to_string(number) +
+                     " is stored past num_hidden_layers " + std::to_string(layer_count) +
+                     ": on disk, not loaded, not counted as parameters");
+  }
+  void MoveTo(std::vector<std::string>& out) {
+    if (count_ > kMaxExtraLayerNotes) {
+      notes_.push_back("and " + std::to_string(count_ - kMaxExtraLayerNotes) +
+                       " more layers stored past num_hidden_layers, on disk only");
+    }
+    for (std::string& n : notes_) out.push_back(std::move(n));
+  }
+
+ private:
+  int64_t count_ = 0;
+  std::vector<std::string> notes_;
+};
 
 using checkpoint::CheckpointLayout;
 using checkpoint::Findings;
@@ -248,7 +265,7 @@ class Builder {
       return s;
     }
     std::map<Signature, int> block_of;
-    int64_t extra_layers = 0;
+    PastLayerNotes past;
     for (const std::string& stack : layout_.stacks()) {
       const int64_t loaded = layout_.LoadedBelow(stack, layer_count_);
       if (loaded >= 0 && loaded == *layer_count_) kv_stack_ = stack;
@@ -263,9 +280,7 @@ class Builder {
                                  TensorRole::kExtraOnDisk);
           if (Status s = limits.Specs(extra); !s.ok()) return s;
           g_.extra_nodes.push_back(std::move(extra));
-          if (++extra_layers <= kMaxExtraLayerNotes) {
-            built_.notes.push_back(PastLayerCountNote(stack, key.second, *layer_count_));
-          }
+          past.Add(stack, key.second, *layer_count_);
           continue;
         }
         Node node = LayerNode(stack + ".{i}", layer, signature, TensorRole::kParameter);
@@ -285,10 +300,7 @@ class Builder {
         g_.layers.push_back({.block = block->second, .window = 0, .number = key.second});
       }
     }
-    if (extra_layers > kMaxExtraLayerNotes) {
-      built_.notes.push_back("and " + std::to_string(extra_layers - kMaxExtraLayerNotes) +
-                             " more layers stored past num_hidden_layers, on disk only");
-    }
+    past.MoveTo(built_.notes);
     if (experts_found_ && !top_k_) {
       built_.notes.push_back(
           "experts found (experts.N.) but config.json gives no num_experts_per_tok: every "

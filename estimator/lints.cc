@@ -19,10 +19,12 @@ const Node* FirstAttention(const ModelGraph& g) {
   return nullptr;
 }
 
-std::string Join(const std::vector<std::string>& names, size_t limit = 4) {
+// The first `limit` names; `total` (when more than the names kept) counts them all.
+std::string Join(const std::vector<std::string>& names, size_t limit = 4, uint64_t total = 0) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < limit; ++i) out += (i ? ", " : "") + names[i];
-  if (names.size() > limit) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  total = std::max<uint64_t>(total, names.size());
+  if (total > limit) out += ", ... (" + std::to_string(total) + " in all)";
   return out;
 }
 
@@ -210,13 +212,15 @@ void LintCheckpoint(const ModelGraph& g, const CheckpointComparison& c, std::vec
       !c.shape_mismatches.empty()) {
     std::string msg = "the checkpoint differs from config.json by " +
                       std::to_string(c.parameter_delta) + " parameters:";
-    if (!c.missing.empty()) msg += " missing " + Join(c.missing) + ";";
-    if (!c.unexpected.empty()) msg += " unexpected " + Join(c.unexpected) + ";";
+    if (!c.missing.empty()) msg += " missing " + Join(c.missing, 4, c.missing_count) + ";";
+    if (!c.unexpected.empty()) {
+      msg += " unexpected " + Join(c.unexpected, 4, c.unexpected_count) + ";";
+    }
     std::vector<std::string> shapes;
     for (const TensorMismatch& m : c.shape_mismatches) {
       shapes.push_back(m.name + " " + m.actual + " (expected " + m.expected + ")");
     }
-    if (!shapes.empty()) msg += " reshaped " + Join(shapes) + ";";
+    if (!shapes.empty()) msg += " reshaped " + Join(shapes, 4, c.shape_mismatch_count) + ";";
     msg.pop_back();
     out.push_back({LintSeverity::kError, "checkpoint_delta", msg});
   }

@@ -59,22 +59,22 @@ nlohmann::json StructureJson(const ModelGraph& g, int64_t seq) {
 // kMaxReportedItems entries, and "<list>_omitted" counts the rest.
 nlohmann::json CheckpointJson(const CheckpointComparison& c) {
   nlohmann::json j;
-  auto list = [&j](const char* key, const auto& items, auto&& item_json) {
+  auto list = [&j](const char* key, const auto& items, uint64_t count, auto&& item_json) {
     nlohmann::json out = nlohmann::json::array();
     for (size_t i = 0; i < items.size() && i < kMaxReportedItems; ++i) {
       out.push_back(item_json(items[i]));
     }
     j[key] = std::move(out);
-    j[std::string(key) + "_omitted"] = items.size() - j[key].size();
+    j[std::string(key) + "_omitted"] = count - j[key].size();
   };
   auto name = [](const std::string& n) { return nlohmann::json(n); };
   auto mismatch = [](const TensorMismatch& m) {
     return nlohmann::json{{"name", m.name}, {"expected", m.expected}, {"actual", m.actual}};
   };
-  list("missing", c.missing, name);
-  list("unexpected", c.unexpected, name);
-  list("shape_mismatches", c.shape_mismatches, mismatch);
-  list("dtype_mismatches", c.dtype_mismatches, mismatch);
+  list("missing", c.missing, c.missing_count, name);
+  list("unexpected", c.unexpected, c.unexpected_count, name);
+  list("shape_mismatches", c.shape_mismatches, c.shape_mismatch_count, mismatch);
+  list("dtype_mismatches", c.dtype_mismatches, c.dtype_mismatch_count, mismatch);
   j.update({{"tensors", c.checkpoint_tensors},
             {"elements", c.checkpoint_elements},
             {"elements_by_dtype", c.elements_by_dtype},

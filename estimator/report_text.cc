@@ -239,27 +239,28 @@ Section CheckpointSection(const CheckpointComparison& c, const Estimate& e) {
                          : ""));
   Table t{{"check", "count", "tensors"}, {}, {false, true, false}};
   constexpr size_t kShown = 5;
-  auto first = [](const auto& v, auto&& text) {
+  auto first = [](const auto& v, uint64_t count, auto&& text) {
     std::string out;
     for (size_t i = 0; i < v.size() && i < kShown; ++i) out += (i ? ", " : "") + text(v[i]);
-    if (v.size() > kShown) out += ", ... (" + G(v.size() - kShown) + " more)";
+    if (count > kShown) out += ", ... (" + G(count - kShown) + " more)";
     return out;
   };
-  auto names = [&](const std::vector<std::string>& v) {
-    return first(v, [](const std::string& name) { return name; });
+  auto names = [&](const std::vector<std::string>& v, uint64_t count) {
+    return first(v, count, [](const std::string& name) { return name; });
   };
-  auto mismatch_names = [&](const std::vector<TensorMismatch>& v) {
-    return first(v, [](const TensorMismatch& m) {
+  auto mismatch_names = [&](const std::vector<TensorMismatch>& v, uint64_t count) {
+    return first(v, count, [](const TensorMismatch& m) {
       return m.name + " " + m.actual + " (expected " + m.expected + ")";
     });
   };
   t.rows.push_back({"matched", G(c.matched), ""});
-  t.rows.push_back({"missing", G(c.missing.size()), names(c.missing)});
-  t.rows.push_back({"unexpected", G(c.unexpected.size()), names(c.unexpected)});
+  t.rows.push_back({"missing", G(c.missing_count), names(c.missing, c.missing_count)});
   t.rows.push_back(
-      {"shape mismatches", G(c.shape_mismatches.size()), mismatch_names(c.shape_mismatches)});
-  t.rows.push_back(
-      {"dtype mismatches", G(c.dtype_mismatches.size()), mismatch_names(c.dtype_mismatches)});
+      {"unexpected", G(c.unexpected_count), names(c.unexpected, c.unexpected_count)});
+  t.rows.push_back({"shape mismatches", G(c.shape_mismatch_count),
+                    mismatch_names(c.shape_mismatches, c.shape_mismatch_count)});
+  t.rows.push_back({"dtype mismatches", G(c.dtype_mismatch_count),
+                    mismatch_names(c.dtype_mismatches, c.dtype_mismatch_count)});
   s.items.push_back(std::move(t));
   return s;
 }

@@ -1,8 +1,6 @@
 #include "daemon/api/basis_preparer.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "estimator/base/heap.h"
 
 namespace hubwatch::api {
 
@@ -50,9 +48,7 @@ void BasisPreparer::Run(const std::string& repo, const std::string& sha) {
     }
     // A store error is not kept: the next request for it queues it again.
   }
-#if defined(__GLIBC__)
-  malloc_trim(0);  // the headers' parse and the graph's construction leave the heap large
-#endif
+  ReleaseFreedMemory();  // the headers' parse and the graph's construction leave it large
   std::lock_guard<std::mutex> lock(mu_);
   queued_.erase(key);
 }

@@ -98,6 +98,15 @@ void AddRepo(const ApiContext& ctx, const HttpRequest& request, Respond respond)
   Result<std::optional<store::RepoRecord>> existing = ctx.reads().repos().GetRepo(repo.id);
   if (!existing.ok()) return respond(StoreFailure(existing.error()));
   const bool created = !existing->has_value();
+  if (created) {  // the same repo in other letters would be tracked twice
+    Result<std::optional<std::string>> other = ctx.reads().repos().FindIdIgnoringCase(repo.id);
+    if (!other.ok()) return respond(StoreFailure(other.error()));
+    if (*other) {
+      return respond(HttpReply::Error(
+          409, repo.id + " is " + **other +
+                   ", already tracked: the Hub matches repo ids without regard to letter case"));
+    }
+  }
   repo.added_at = ctx.now();
   repo.next_poll_at = repo.added_at;
   const ApiContext* c = &ctx;

@@ -3,11 +3,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <memory>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "daemon/api/sse_stream.h"
+#include "estimator/base/heap.h"
 
 namespace hubwatch::api {
 namespace {
@@ -15,15 +13,6 @@ namespace {
 // A request body at least this large can leave megabytes of small freed blocks (its parsed
 // JSON, its form fields) in the heap after its job; the job gives them back to the system.
 constexpr size_t kReleaseAfterBodyBytes = 64 << 10;
-
-// Returns the heap's free pages to the system (glibc: malloc_trim also releases free pages in
-// the middle of the heap, not only at its top). Blocks of 128 KiB and more never stay: serve
-// fixes glibc's mmap threshold there (cmd_serve.cc), so they are unmapped when freed.
-void ReleaseFreedMemory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
 
 }  // namespace
 
@@ -61,9 +50,22 @@ std::optional<Slot> ServerCore::SlotForNewConnection() const {
   return std::nullopt;
 }
 
+bool ServerCore::PreemptProbe() {
+  for (Connection* c : probes_) {
+    const auto it = entries_.find(c);
+    if (it == entries_.end() || !it->second.preemptible) continue;
+    std::shared_ptr<Connection> held = it->second.weak.lock();
+    Unregister(c);  // the slot is free now; the connection goes when its handlers run
+    if (held) held->Close();
+    return true;
+  }
+  return false;
+}
+
 void ServerCore::Register(Connection* c, std::weak_ptr<Connection> weak, Slot slot) {
   entries_[c] = {std::move(weak), slot};
   ++counts_[static_cast<int>(slot)];
+  if (slot == Slot::kProbe) probes_.push_back(c);
   if (stopped()) return;  // sessions may outlive Stop() and the metrics registry
   metrics_.Connections(open_connections());
   if (slot == Slot::kStream) metrics_.Streams(+1);
@@ -75,9 +77,15 @@ void ServerCore::Unregister(Connection* c) {
   const Slot slot = it->second.slot;
   --counts_[static_cast<int>(slot)];
   entries_.erase(it);
+  if (slot == Slot::kProbe) std::erase(probes_, c);
   if (stopped()) return;
   metrics_.Connections(open_connections());
   if (slot == Slot::kStream) metrics_.Streams(-1);
+}
+
+void ServerCore::SetPreemptible(Connection* c, bool preemptible) {
+  const auto it = entries_.find(c);
+  if (it != entries_.end() && it->second.slot == Slot::kProbe) it->second.preemptible = preemptible;
 }
 
 void ServerCore::AddStream(std::weak_ptr<SseStream> stream) {

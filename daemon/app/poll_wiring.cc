@@ -202,10 +202,9 @@ void ApplyDerivatives(std::unique_ptr<schedule::DerivativeWatch>& watch,
     deps.hub = p.hub;
     deps.store = p.store;
     deps.polls_idle = [loop = p.loop, clock = p.clock] {
-      const schedule::Scheduler& s = loop->scheduler();
       const int64_t now = clock->UnixSeconds();
-      std::optional<int64_t> wake = s.NextWake(now);
-      return s.in_flight() == 0 && (!wake || *wake > now);
+      std::optional<int64_t> wake = loop->scheduler().NextWake(now);
+      return loop->polls_in_flight() == 0 && (!wake || *wake > now);
     };
     deps.spend = [loop = p.loop, clock = p.clock](int64_t requests) {
       loop->scheduler().Spend(requests, clock->UnixSeconds());

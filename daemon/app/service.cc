@@ -93,8 +93,11 @@ class Service::Impl {
     // retrying poll shows its requests and waits at once, and a scrape that sees a revision
     // also sees the requests that fetched it. The API renders on this (the network) thread,
     // where the client's accounting is written.
+    // So is the tracked repos' gauge: follow rules track and untrack repos in rounds of their
+    // own, and the scheduler is the one count of what is polled.
     metrics_.BeforeRender([this] {
       if (hub_) poll_metrics_.SyncHub(hub_->client().accounting());
+      control_.UpdateRepoGauge();
     });
 
     applier_ = std::make_unique<ConfigApplier>(ConfigApplier::Parts{
@@ -243,7 +246,7 @@ class Service::Impl {
     control_.SetStopping();
     (void)notify_.Stopping();
     log_->info("{}: stopping ({} poll(s) in flight are abandoned; nothing half-written)", why,
-               loop_.scheduler().in_flight());
+               loop_.polls_in_flight());
     signals_.cancel();
     if (status_) status_->Stop();
     if (api_) api_->Stop();
@@ -253,7 +256,7 @@ class Service::Impl {
     deadline_.expires_after(kStopDeadline);
     deadline_.async_wait([this](auto ec) {
       if (ec) return;
-      log_->warn("stop deadline reached with {} poll(s) unfinished", loop_.scheduler().in_flight());
+      log_->warn("stop deadline reached with {} poll(s) unfinished", loop_.polls_in_flight());
       io_.stop();
     });
     loop_.Stop();

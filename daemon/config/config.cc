@@ -1,10 +1,12 @@
 #include "daemon/config/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -232,14 +234,25 @@ Result<DaemonConfig> ParseConfig(std::string_view text, const std::string& base_
 
   if (j.contains("repos")) {
     if (!j["repos"].is_array()) return Bad("repos must be an array");
-    std::set<std::string> seen;
+    // By id without letter case: the Hub matches ids that way, so "Qwen/X" and "qwen/x" are
+    // one repo, which would otherwise be tracked (and advised) twice.
+    std::map<std::string, size_t> seen;
     c.repos.reserve(j["repos"].size());
     for (size_t i = 0; i < j["repos"].size(); ++i) {
       const nlohmann::json& r = j["repos"][i];
       const std::string where = "repos[" + std::to_string(i) + "]";
       Result<RepoConfig> repo = ParseRepoEntry(r, where);
       if (!repo.ok()) return repo.error();
-      if (!seen.insert(repo->id).second) return Bad(where + ": " + repo->id + " is listed twice");
+      std::string folded = repo->id;
+      for (char& ch : folded) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (auto [at, fresh] = seen.try_emplace(std::move(folded), i); !fresh) {
+        const std::string& first = c.repos[at->second].id;
+        return Bad(where + ": " + repo->id +
+                   (first == repo->id ? " is listed twice"
+                                      : " is " + first + " (repos[" + std::to_string(at->second) +
+                                            "]) in other letters: the Hub matches ids without "
+                                            "regard to case"));
+      }
       c.repos.push_back(std::move(repo).value());
     }
   }

@@ -261,9 +261,8 @@ Section CheckpointSection(const Estimate& e) {
   row("parameter delta (unexplained)", Signed(c.parameter_delta));
   row("tensors in the checkpoint", G(c.checkpoint_tensors));
   row("tensors matched", G(c.matched));
-  row("missing / unexpected", G(c.missing.size()) + " / " + G(c.unexpected.size()));
-  row("shape / dtype mismatches",
-      G(c.shape_mismatches.size()) + " / " + G(c.dtype_mismatches.size()));
+  row("missing / unexpected", G(c.missing_count) + " / " + G(c.unexpected_count));
+  row("shape / dtype mismatches", G(c.shape_mismatch_count) + " / " + G(c.dtype_mismatch_count));
   s.blocks.push_back(std::move(t));
   s.blocks.push_back(Paragraph{{Text(
       c.parameter_delta == 0

@@ -8,9 +8,22 @@
 #include <utility>
 
 #include "daemon/service/metrics.h"
+#include "estimator/base/heap.h"
 
 namespace hubwatch::schedule {
 namespace {
+
+// A poll that failed, and when the repo is polled next (`next_in` seconds; nullopt: it was
+// untracked while it was polled, and is not polled again).
+void LogFailedPoll(spdlog::logger& log, const std::string& repo, const pipeline::PollReport& r,
+                   std::optional<int64_t> next_in) {
+  const std::string_view state = r.never_seen ? "not found" : store::RepoStateName(r.state);
+  if (next_in) {
+    log.warn("{}: {} ({}), next poll in {} s", repo, r.error, state, *next_in);
+  } else {
+    log.warn("{}: {} ({}); no longer tracked, not polled again", repo, r.error, state);
+  }
+}
 
 // The longest the timer sleeps: the watchdog's measure of a live loop.
 constexpr int64_t kMaxSleepS = 60;
@@ -79,7 +92,7 @@ std::string PollLoop::StatusLine() const {
                                ? std::to_string(clock_.UnixSeconds() - last_cycle_) + "s ago"
                                : std::string("none yet");
   return "watching " + std::to_string(scheduler_.size()) + " repos; " +
-         std::to_string(scheduler_.in_flight()) + " polling; last poll " + last + "; " +
+         std::to_string(running_) + " polling; last poll " + last + "; " +
          std::to_string(errors_) + " errors";
 }
 
@@ -125,18 +138,23 @@ void PollLoop::StartPoll(const std::string& repo) {
       hints_on() ? store::PollTrigger::kReconcile : store::PollTrigger::kPoll;
   if (settle_wakes_.erase(repo)) trigger = store::PollTrigger::kPoll;
   if (std::optional<store::PollTrigger> hinted = scheduler_.TakeTrigger(repo)) trigger = *hinted;
+  ++running_;
   poller_->Poll(repo, trigger, [this, repo, started](pipeline::PollReport r) {
     Finished(repo, r, std::chrono::duration<double>(clock_.Now() - started).count());
   });
 }
 
 void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, double seconds) {
+  --running_;
   metrics_.RecordPoll(r, seconds);
   metrics_.SyncHub(hub_->accounting());
   ObserveHubBudget();
   const int64_t now = clock_.UnixSeconds();
   const bool failed = !r.ok && !r.abandoned;
   if (!failed && r.head_moved) {
+    // An ingest parses every new revision's files and headers and estimates it: the heap it
+    // grew to is given back rather than kept at that peak.
+    ReleaseFreedMemory();
     log_->info("{}: {} new revision(s), {} change(s), {} advisory(ies){}, found by {}", repo,
                r.revisions, r.changes, r.advisories,
                r.history_rewritten ? ", history rewritten" : "", store::PollTriggerName(r.trigger));
@@ -148,15 +166,16 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
   // With hints, a repo in good health that the listing shows is next polled at its reconcile
   // slot at least an interval away; one the listing did not show, at its next interval slot.
   const bool reconcile = hints_on() && r.ok && !unlisted_.count(repo);
+  // Untracked while it was polled (DELETE, a reload, a follow rule): no next poll to record.
+  const bool tracked = scheduler_.tracked(repo);
   const Scheduler::NextPoll next =
       scheduler_.Finished(repo, PollEnd::Of(r), r.stats.requests, now,
                           reconcile ? Scheduler::Slots::kReconcile : Scheduler::Slots::kInterval);
   if (next.settle_wake) settle_wakes_.insert(repo);
-  Scheduled(repo, next.at);
+  if (tracked) Scheduled(repo, next.at);
   if (failed) {
     ++errors_;
-    log_->warn("{}: {} ({}), next poll in {} s", repo, r.error,
-               r.never_seen ? "not found" : store::RepoStateName(r.state), next.at - now);
+    LogFailedPoll(*log_, repo, r, tracked ? std::optional<int64_t>(next.at - now) : std::nullopt);
   }
   if (r.published > 0 && hooks_.published) hooks_.published();
   if (stopping_) {
@@ -167,28 +186,12 @@ void PollLoop::Finished(const std::string& repo, const pipeline::PollReport& r, 
 }
 
 void PollLoop::RecordFinding(const std::string& repo, const pipeline::PollReport& r) {
-  if (r.revisions == 0 || r.first_poll) return;
-  service::Metrics& m = metrics_.metrics();
-  switch (r.trigger) {
-    case store::PollTrigger::kListing:
-    case store::PollTrigger::kWebhook:
-      m.counter("hubwatch_hints_used_total", "hinted polls that found a new revision",
-                {{"source", std::string(store::PollTriggerName(r.trigger))}})
-          .Add();
-      break;
-    case store::PollTrigger::kReconcile:
-      m.counter("hubwatch_hint_misses_total",
-                "reconcile polls that found a new revision no hint announced")
-          .Add();
-      unlisted_.insert(repo);
-      log_->warn(
-          "{}: hint miss: the reconcile poll found {} revision(s) no listing or webhook "
-          "announced; polling it every {} s until a listing shows it",
-          repo, r.revisions, scheduler_.options().interval_s);
-      break;
-    case store::PollTrigger::kPoll:
-      break;
-  }
+  if (!metrics_.RecordFinding(r)) return;
+  unlisted_.insert(repo);
+  log_->warn(
+      "{}: hint miss: the reconcile poll found {} revision(s) no listing or webhook "
+      "announced; polling it every {} s until a listing shows it",
+      repo, r.revisions, scheduler_.options().interval_s);
 }
 
 // The scheduler follows the Hub's RateLimit headers for the api bucket.
@@ -209,7 +212,7 @@ void PollLoop::MaybeLogWebhooks(int64_t now) {
 }
 
 void PollLoop::MaybeDrained() {
-  if (scheduler_.in_flight() > 0 || !hooks_.drained) return;
+  if (running_ > 0 || !hooks_.drained) return;
   auto drained = std::move(hooks_.drained);
   hooks_.drained = nullptr;
   drained();

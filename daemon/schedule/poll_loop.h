@@ -83,7 +83,7 @@ class PollLoop final : public service::LoopHealth {
   // LoopHealth: whether the timer ran lately, the status line, the polls in flight.
   bool alive() const override;
   std::string StatusLine() const override;
-  size_t polls_in_flight() const override { return scheduler_.in_flight(); }
+  size_t polls_in_flight() const override { return running_; }
 
  private:
   void Tick();
@@ -117,6 +117,9 @@ class PollLoop final : public service::LoopHealth {
   // Repos whose next poll is a settle wake, not a reconcile.
   std::set<std::string> settle_wakes_;
   bool stopping_ = false;
+  // Polls started and not yet Finished, those of repos untracked meanwhile included (the
+  // scheduler forgets a repo at once): what the status says and a stop waits for.
+  size_t running_ = 0;
   WebhookDigest webhooks_;  // webhook hints not polled at once, told once a minute
 };
 

@@ -90,4 +90,26 @@ void PollMetrics::SyncHub(const hub::Accounting& accounting) {
   }
 }
 
+bool PollMetrics::RecordFinding(const pipeline::PollReport& r) {
+  if (r.revisions == 0 || r.first_poll) return false;
+  switch (r.trigger) {
+    case store::PollTrigger::kListing:
+    case store::PollTrigger::kWebhook:
+      metrics_
+          .counter("hubwatch_hints_used_total", "hinted polls that found a new revision",
+                   {{"source", std::string(store::PollTriggerName(r.trigger))}})
+          .Add();
+      return false;
+    case store::PollTrigger::kReconcile:
+      metrics_
+          .counter("hubwatch_hint_misses_total",
+                   "reconcile polls that found a new revision no hint announced")
+          .Add();
+      return true;
+    case store::PollTrigger::kPoll:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace hubwatch::schedule

@@ -36,6 +36,9 @@ class PollMetrics {
 
   // One poll ended after `seconds`.
   void RecordPoll(const pipeline::PollReport& report, double seconds);
+  // What found the new revisions of a poll that found some (not a repo's first): a hint used,
+  // or a reconcile's miss. True for a miss: no listing or webhook announced them.
+  bool RecordFinding(const pipeline::PollReport& report);
   // Brings the request, byte and wait counters up to the client's cumulative accounting.
   void SyncHub(const hub::Accounting& accounting);
 

@@ -59,6 +59,20 @@ TEST_F(ApiTest, AddRepoWritesAndSchedules) {
   EXPECT_EQ(control_.added().size(), 2u);
 }
 
+// The Hub matches ids without regard to letter case: another spelling of a tracked repo is not a
+// second repo to track.
+TEST_F(ApiTest, AddRepoInOtherLettersIsTheTrackedRepo) {
+  StartServer();
+  ASSERT_EQ(Post("/api/v1/repos", R"({"id": "google/gemma-7b-it"})", Admin()).status, 201);
+  HttpResponse r = Post("/api/v1/repos", R"({"id": "Google/Gemma-7B-it"})", Admin());
+  EXPECT_EQ(r.status, 409) << r.body;
+  EXPECT_NE(r.body.find("google/gemma-7b-it, already tracked"), std::string::npos) << r.body;
+  EXPECT_EQ(control_.added(), std::vector<std::string>{"google/gemma-7b-it"});
+  auto stored = inspect().repos().GetRepo("Google/Gemma-7B-it");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_FALSE(stored->has_value());
+}
+
 // A repo's pins: per pin, how many advisories affect it (the ones ?affects= lists) and the
 // newest revision, which takes every fix; the badge says the same of the most affected pin.
 TEST_F(ApiTest, PinsSayHowManyAdvisoriesAffectEachAndWhereTheFixesAre) {

@@ -85,6 +85,18 @@ TEST(ConfigParse, DeepNestingIsRefusedBeforeParsing) {
   EXPECT_NE(Refused(deep).find("nested deeper than"), std::string::npos);
 }
 
+TEST(ConfigParse, ARepoListedTwiceOrInOtherLettersIsRefused) {
+  EXPECT_NE(Refused(R"({"repos": [{"id": "Qwen/Qwen2.5-7B"}, {"id": "Qwen/Qwen2.5-7B"}]})")
+                .find("repos[1]: Qwen/Qwen2.5-7B is listed twice"),
+            std::string::npos);
+  const std::string message =
+      Refused(R"({"repos": [{"id": "Qwen/Qwen2.5-7B"}, {"id": "a/b"}, {"id": "qwen/qwen2.5-7b"}]})");
+  EXPECT_NE(message.find("repos[2]: qwen/qwen2.5-7b is Qwen/Qwen2.5-7B (repos[0]) in other "
+                         "letters"),
+            std::string::npos)
+      << message;
+}
+
 TEST(ConfigParse, RefsAreCheckedAsTheAdminApiChecksThem) {
   for (const std::string ref : {"../../x", "ma\\u0000in", "-x", "/main", "main/", "a b", "a:b",
                                 "a~1", "a^", "a..b", "\\u001b[2J"}) {

@@ -87,7 +87,8 @@ TEST(Limits, CheckpointListsAreCappedWithACountOfTheRest) {
   in.headers = {header};
   const Estimate e = Must(EstimateModel(config, in));
   ASSERT_TRUE(e.checkpoint);
-  EXPECT_EQ(e.checkpoint->unexpected.size(), 3000u);
+  EXPECT_EQ(e.checkpoint->unexpected.size(), kMaxKeptFindings);  // the first ones kept
+  EXPECT_EQ(e.checkpoint->unexpected_count, 3000u);                // all counted
 
   const nlohmann::json j = EstimateToJson(e)["checkpoint"];
   EXPECT_EQ(j["unexpected"].size(), kMaxReportedItems);

@@ -101,6 +101,12 @@ Result<std::optional<RepoRecord>> RepoStore::GetRepo(const std::string& id) {
   return OptionalRow(q, "reading repo " + id, ReadRepo);
 }
 
+Result<std::optional<std::string>> RepoStore::FindIdIgnoringCase(const std::string& id) {
+  HW_PREPARE(q, "SELECT id FROM repos WHERE id = ?1 COLLATE NOCASE ORDER BY id LIMIT 1");
+  q.Bind(1, id);
+  return OptionalRow(q, "looking up repo " + id, [](Statement& r) { return r.Text(0); });
+}
+
 Result<std::vector<RepoRecord>> RepoStore::ListRepos() {
   static const std::string sql = std::string(kRepoColumns) + "ORDER BY id";
   HW_PREPARE(q, sql);
