@@ -19,6 +19,11 @@ inline constexpr const char kEstimateSchemaId[] = "hubwatch.estimate/1";
 // tensors) show at most this many entries in the JSON, and count the rest; the text and
 // Markdown reports show five.
 inline constexpr size_t kMaxReportedItems = 20;
+// The structure's nodes list their tensors up to this many in all (a modelled graph has a few
+// hundred templates; one built from a checkpoint up to kMaxCheckpointSpecs); a node past it
+// lists none and says how many it holds ("tensors_omitted"), so that a stored estimate stays
+// far under the store's 1 MiB whatever the checkpoint held.
+inline constexpr size_t kMaxListedTensors = 4096;
 
 nlohmann::json EstimateToJson(const Estimate& estimate);
 std::string RenderText(const Estimate& estimate);

@@ -7,9 +7,12 @@ namespace hubwatch {
 namespace {
 
 nlohmann::json StructureJson(const ModelGraph& g, int64_t seq) {
+  size_t listed = 0;  // of kMaxListedTensors
   auto node_json = [&](const Node& n) {
     nlohmann::json tensors = nlohmann::json::array();
+    const bool list = listed + n.tensors.size() <= kMaxListedTensors;
     for (const TensorSpec& t : n.tensors) {
+      if (!list) break;
       nlohmann::json j = {{"name", TensorName(n, t)}, {"shape", t.shape.ToVector()}};
       if (t.role != TensorRole::kParameter) {
         j["role"] = t.role == TensorRole::kBuffer     ? "buffer"
@@ -21,11 +24,17 @@ nlohmann::json StructureJson(const ModelGraph& g, int64_t seq) {
       if (!t.dtype.empty()) j["dtype"] = t.dtype;
       tensors.push_back(std::move(j));
     }
-    return nlohmann::json{{"module", n.module},
-                          {"type", n.label},
-                          {"output_shape", {"batch", seq, n.output_width}},
-                          {"params", NodeParams(n).value()},
-                          {"tensors", std::move(tensors)}};
+    nlohmann::json node = {{"module", n.module},
+                           {"type", n.label},
+                           {"output_shape", {"batch", seq, n.output_width}},
+                           {"params", NodeParams(n).value()},
+                           {"tensors", std::move(tensors)}};
+    if (list) {
+      listed += n.tensors.size();
+    } else if (!n.tensors.empty()) {
+      node["tensors_omitted"] = n.tensors.size();
+    }
+    return node;
   };
   nlohmann::json blocks = nlohmann::json::array();
   for (size_t b = 0; b < g.blocks.size(); ++b) {

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "estimator/base/text.h"
+#include "estimator/checkpoint_graph.h"
 #include "estimator/estimate.h"
 #include "estimator/format.h"
 #include "estimator/report.h"
@@ -210,6 +212,78 @@ TEST(Limits, CheckpointElementSumsPoisonInsteadOfWrapping) {
   EXPECT_EQ(SignedDifference(Count(5), Count(7)), -2);
   EXPECT_EQ(SignedDifference(Count(uint64_t{1} << 63), Count(0)), std::nullopt);
   EXPECT_EQ(SignedDifference(Count::Poisoned(), Count(0)), std::nullopt);
+}
+
+// A header of tensors named as the test says, each of one byte.
+SafetensorsHeader OneByteTensors(size_t n, const std::function<std::string(size_t)>& name,
+                                 const std::function<int64_t(size_t)>& width = nullptr) {
+  SafetensorsHeader header;
+  for (size_t i = 0; i < n; ++i) {
+    SafetensorsTensor t;
+    t.dtype = "U8";
+    t.shape = {width ? width(i) : 1};
+    t.elements = static_cast<uint64_t>(t.shape[0]);
+    t.data_begin = header.data_size;
+    header.data_size += t.elements;
+    t.data_end = header.data_size;
+    header.tensors.emplace(name(i), t);
+  }
+  return header;
+}
+
+// The graph a checkpoint makes is bounded whatever its names say (every estimate over it, and
+// the estimate's structure, are as large as it): more numbered layers, more distinct layer
+// shapes or more tensor templates than any released model are refused, quickly and saying so.
+TEST(Limits, ACheckpointGraphPastItsLimitsIsRefusedSayingWhich) {
+  auto refused = [](const SafetensorsHeader& header) {
+    EstimateInput in;
+    in.headers = {header};
+    Result<Estimate> e = EstimateModelFromText("{}", in);
+    return e.ok() ? std::string("accepted") : e.error().message;
+  };
+  EXPECT_NE(refused(OneByteTensors(kMaxCheckpointLayers + 1,
+                                   [](size_t i) {
+                                     return "model.layers." + std::to_string(i) + ".w.weight";
+                                   }))
+                .find("numbered layers, more than the 16,384"),
+            std::string::npos);
+  // Each layer a shape of its own.
+  EXPECT_NE(refused(OneByteTensors(
+                        kMaxCheckpointBlocks + 1,
+                        [](size_t i) { return "model.layers." + std::to_string(i) + ".w.weight"; },
+                        [](size_t i) { return static_cast<int64_t>(i + 1); }))
+                .find("different sets of tensor names and shapes"),
+            std::string::npos);
+  // One layer of more templates than a graph may hold.
+  EXPECT_NE(refused(OneByteTensors(kMaxCheckpointSpecs + 1,
+                                   [](size_t i) {
+                                     return "model.layers.0.w" + std::to_string(i) + ".weight";
+                                   }))
+                .find("distinct tensor templates"),
+            std::string::npos);
+}
+
+// Within the limits, the structure lists at most kMaxListedTensors tensors and counts the rest
+// per node, so the stored estimate stays small.
+TEST(Limits, TheStructureListsItsFirstTensorsAndCountsTheRest) {
+  SafetensorsHeader header = OneByteTensors(20'000, [](size_t i) {
+    return "model.layers." + std::to_string(i % 4) + ".w" + std::to_string(i / 4) + ".weight";
+  });
+  EstimateInput in;
+  in.headers = {header};
+  const Estimate e = Must(EstimateModelFromText("{}", in));
+  EXPECT_EQ(e.params.total, 20'000u);
+  const nlohmann::json j = EstimateToJson(e);
+  size_t listed = 0, omitted = 0;
+  for (const nlohmann::json& block : j["structure"]["blocks"]) {
+    for (const nlohmann::json& node : block["nodes"]) {
+      listed += node["tensors"].size();
+      omitted += node.value("tensors_omitted", size_t{0});
+    }
+  }
+  EXPECT_LE(listed, kMaxListedTensors);
+  EXPECT_EQ(listed + omitted, 5'000u);  // one block of the four alike layers: 5,000 templates
+  EXPECT_LT(j.dump().size(), 256u << 10);
 }
 
 }  // namespace
