@@ -1,5 +1,5 @@
 // The listener of the API: accepts connections and gives each a slot (server_core.h) and an
-// HTTP session (http_session.h), or one 503 when every slot is taken.
+// HTTP session (http_session.h), or one 503 when every slot is taken by a connection at work.
 
 #include "daemon/api/api_server.h"
 
@@ -80,7 +80,11 @@ class ApiServer::Impl : public std::enable_shared_from_this<Impl> {
         // client's delayed ACK (40 ms) whenever a write is split.
         error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
-        if (std::optional<Slot> slot = self->core_->SlotForNewConnection()) {
+        std::optional<Slot> slot = self->core_->SlotForNewConnection();
+        // Every slot taken: a probe slot held by a connection that keeps the server waiting
+        // goes to this one (server_core.h), so a stalled flood never shuts a probe out.
+        if (!slot && self->core_->PreemptProbe()) slot = Slot::kProbe;
+        if (slot) {
           StartHttpSession(std::move(socket), self->core_, *slot);
         } else {
           self->Reject(std::move(socket));

@@ -67,6 +67,11 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
   std::chrono::seconds ReadTimeout() const {
     return std::chrono::seconds(std::max<int64_t>(1, config().read_timeout_s));
   }
+  // In a probe slot: while the session waits on its client, the slot may go to a new
+  // connection (server_core.h), which closes this one.
+  void Waiting(bool waiting) {
+    if (slot_ == Slot::kProbe) core_->SetPreemptible(this, waiting);
+  }
 
   void ReadHeader() {
     head_ = false;
@@ -74,12 +79,14 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(boost::none);  // checked per route once the header is in
     stream_.expires_after(HeaderTimeout());
+    Waiting(true);
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
 
   void OnHeader(beast::error_code ec) {
+    Waiting(false);
     if (core_->stopped()) return Close();
     if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
         ec == asio::error::operation_aborted || ec == asio::error::connection_reset) {
@@ -110,6 +117,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
     stream_.expires_never();
     auto read_body = [self = shared_from_this()] {
       self->body_timed_out_ = false;
+      self->Waiting(true);
       self->timer_.expires_after(self->ReadTimeout());
       self->timer_.async_wait([weak = std::weak_ptr<HttpSession>(self)](beast::error_code ec) {
         auto s = weak.lock();
@@ -137,6 +145,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
   }
 
   void OnBody(beast::error_code ec) {
+    Waiting(false);
     timer_.cancel();
     if (core_->stopped()) return Close();
     if (body_timed_out_) return Fail(408, "the request body took too long");
@@ -229,6 +238,7 @@ class HttpSession : public Connection, public std::enable_shared_from_this<HttpS
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.expires_after(std::chrono::seconds(2));
+    Waiting(true);
     stream_.async_read_some(asio::buffer(sink_),
                             [self = shared_from_this()](beast::error_code ec, size_t n) {
                               self->drained_ += n;

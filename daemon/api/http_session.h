@@ -11,7 +11,9 @@
 // kMaxReplyBytes (http_message.h).
 //
 // In a probe slot (over max_connections) a session answers one request, and only GET or HEAD
-// of /healthz and /readyz; anything else gets 503. A GET /api/v1/stream over the stream limit
+// of /healthz and /readyz; anything else gets 503. While it waits on its client there (the
+// header, a body, the drain after an error) the slot is preemptible: a new connection that
+// finds every slot taken closes it (server_core.h). A GET /api/v1/stream over the stream limit
 // gets 503; otherwise the session hands its socket to an SseStream and ends.
 //
 // Thread safety: network thread only.

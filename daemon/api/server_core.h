@@ -31,6 +31,13 @@ namespace hubwatch::api {
 class SseStream;
 
 // Health probes may use this many connections beyond max_connections, one request each.
+//
+// A probe slot is held only while its session works. One that waits on its client (for the
+// header, a body, or the drain after an error) is preemptible: a new connection that finds
+// every slot taken closes the first-registered of those and takes its slot. A probe sends its
+// request at once, so connections that stall (a slow-loris flood) cannot keep it out, and a
+// flood costs no more than before: one session per connection, one closed per new one. The
+// general slots stay with whoever holds them (a stalled header until header_timeout_s).
 inline constexpr int kProbeSlots = 8;
 
 // A connection the core can close at Stop().
@@ -65,9 +72,15 @@ class ServerCore {
   // The slot a new connection gets: general while there is room, else a probe slot; nullopt
   // when both are full.
   std::optional<Slot> SlotForNewConnection() const;
+  // Every probe slot taken: closes the preemptible probe connection registered first and frees
+  // its slot; false when none is preemptible.
+  bool PreemptProbe();
   // REQUIRES: `c` is alive until Unregister(c) (its destructor calls it; idempotent).
   void Register(Connection* c, std::weak_ptr<Connection> weak, Slot slot);
   void Unregister(Connection* c);
+  // A probe connection says whether it waits on its client (preemptible) or works; no-op for
+  // other slots and for a connection no longer registered.
+  void SetPreemptible(Connection* c, bool preemptible);
   void AddStream(std::weak_ptr<SseStream> stream);
 
   // The router's Dispatch, with heavy routes run on the read pool (when there is one).
@@ -84,6 +97,7 @@ class ServerCore {
   struct Entry {
     std::weak_ptr<Connection> weak;
     Slot slot;
+    bool preemptible = false;
   };
   size_t open_connections() const { return entries_.size(); }
 
@@ -96,6 +110,7 @@ class ServerCore {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::unordered_map<Connection*, Entry> entries_;
   int counts_[3] = {0, 0, 0};  // by Slot
+  std::vector<Connection*> probes_;  // the probe slots' connections, oldest first
   std::vector<std::weak_ptr<SseStream>> streams_;
 };
 

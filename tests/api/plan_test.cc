@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/page/href.h"
 #include "estimator/hardware.h"
 #include "tests/api/api_env.h"
 
@@ -168,6 +169,54 @@ TEST_F(ApiTest, PlanOfAHugeTokenIdListIsBounded) {
   const HttpResponse r = Post("/api/v1/plan", body);
   EXPECT_EQ(r.status, 200) << r.body.substr(0, 500);
   EXPECT_LT(r.body.size(), small.body.size() + 4096) << r.body.substr(0, 500);
+  EXPECT_EQ(Get("/healthz").status, 200);
+}
+
+// The /plan form answers a page of about the empty form's size plus the config, whatever the
+// post: a million empty, nameless or repeated fields, or a config of the one character HTML
+// writes longest (1 MiB of `&` came back as 5.2 MB of `&amp;`). The answer still says what was
+// wrong, and a config too long to show back escaped is said not to be shown again.
+TEST_F(ApiTest, PlanFormFloodsAnswerAPageOfAboutTheFormsSize) {
+  StartServer();
+  const Headers form_type = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  const HttpResponse empty = Get("/plan");
+  ASSERT_EQ(empty.status, 200);
+  auto repeat = [](const std::string& prefix, const std::string& unit, size_t bytes) {
+    std::string out = prefix;
+    out.reserve(prefix.size() + bytes);
+    while (out.size() + unit.size() <= prefix.size() + bytes) out += unit;
+    return out;
+  };
+  constexpr size_t kMiB = 1u << 20;
+  for (const auto& [body, shown_again] :
+       std::vector<std::pair<std::string, bool>>{{repeat("", "&", kMiB), true},
+                                                 {repeat("", "a&", kMiB), true},
+                                                 {repeat("", "x=1&", kMiB), true},
+                                                 {repeat("", "config=&", kMiB), true},
+                                                 {repeat("config=", "%26", 3 * kMiB), false},
+                                                 {repeat("config=", "%22", 3 * kMiB), false},
+                                                 {repeat("config=", "%3C", 3 * kMiB), false},
+                                                 {repeat("config=", "%E2%80%AE", 3 * kMiB), false},
+                                                 {repeat("config=", "%FF", 3 * kMiB), false}}) {
+    const std::string shape = body.substr(0, 20);
+    const HttpResponse r = Post("/plan", body, form_type);
+    EXPECT_EQ(r.status, 400) << shape << " " << r.body.substr(0, 300);
+    EXPECT_LT(r.body.size(), empty.body.size() + (64u << 10)) << shape;
+    EXPECT_NE(r.body.find("class=\"error\""), std::string::npos) << shape;
+    EXPECT_EQ(r.body.find("is not shown again") == std::string::npos, shown_again) << shape;
+  }
+  // A config the estimator takes, padded with 512 KiB of `&` in a member: the estimate, and an
+  // empty form below it to paste another model.
+  const std::string config = ReadModel("meta-llama__Meta-Llama-3-8B.config.json");
+  const HttpResponse plain = Post("/plan", "config=" + page::QueryEscape(config), form_type);
+  ASSERT_EQ(plain.status, 200) << plain.body.substr(0, 300);
+  EXPECT_NE(plain.body.find("&quot;LlamaForCausalLM&quot;"), std::string::npos) << "shown again";
+  nlohmann::json padded = nlohmann::json::parse(config);
+  padded["padding"] = std::string(512u << 10, '&');
+  const HttpResponse r = Post("/plan", "config=" + page::QueryEscape(padded.dump()), form_type);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  EXPECT_LT(r.body.size(), plain.body.size() + (64u << 10));
+  EXPECT_NE(r.body.find("Paste another model"), std::string::npos);
   EXPECT_EQ(Get("/healthz").status, 200);
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "daemon/api/server_core.h"
 #include "tests/api/api_env.h"
 #include "tests/daemon/wait_until.h"
 
@@ -111,6 +112,39 @@ TEST_F(ApiTest, AClientThatNeverReadsIsDropped) {
   EXPECT_TRUE(hubwatch::testing::WaitUntil([&] {
     return Get("/metrics").body.find("hubwatch_http_connections 1\n") != std::string::npos;
   }));
+}
+
+// A slow-loris flood: more connections than every slot holds, general and probe, each sending
+// the start of a request (a header, or a probe's header, or a probe's body) and then nothing.
+// Health probes still answer at once, while the flood stalls (no timeout has run out: the probe
+// slots the flood held went to the probes).
+TEST_F(ApiTest, ProbesAnswerDuringASlowHeaderFlood) {
+  config_.max_connections = 4;
+  config_.header_timeout_s = 60;
+  StartServer();
+  const std::string starts[] = {
+      "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ", "GET /healthz HTTP/1.1\r\nHost: x\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"};
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 2 * (config_.max_connections + kProbeSlots); ++i) {
+    flood.push_back(std::make_unique<RawConnection>(port_));
+    ASSERT_TRUE(flood.back()->connected()) << i;
+    flood.back()->Send(starts[i % 3]);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2 * kProbeSlots; ++i) {
+    HttpResponse r = Get(i % 2 ? "/readyz" : "/healthz");
+    ASSERT_EQ(r.status, 200) << i << " " << r.raw.substr(0, 300);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(1500)) << "within the 2 s a "
+                                                                           "probe slot waits";
+  // Every other route still gets its 503 while the general slots are held.
+  HttpResponse r = Get("/api/v1/repos");
+  EXPECT_EQ(r.status, 503) << r.raw.substr(0, 300);
+  // The general slots' stalled connections are still open: they were not what made room.
+  for (int i = 0; i < config_.max_connections; ++i) {
+    EXPECT_FALSE(flood[i]->ClosedWithin(milliseconds(1))) << i;
+  }
 }
 
 }  // namespace

@@ -315,6 +315,13 @@ std::vector<Attack> Attacks() {
   attacks.push_back({"GET /api/v1/repos/.../estimate, a long card list", "GET",
                      long_query("/api/v1/repos/meta-llama/Meta-Llama-3-8B/estimate?cards=", "h100,"),
                      "", {}});
+  // The paste-a-model form again: a million empty fields, and a config of the character HTML
+  // writes longest (`"` as &quot;), which the page must not show back six times over.
+  attacks.push_back({"POST /plan, a million empty fields", "POST", "/plan",
+                     std::string(kMaxPlanBodyBytes, '&'), form});
+  std::string quotes = "config=";
+  while (quotes.size() + 3 <= 3 * kMaxPlanBodyBytes + 7) quotes += "%22";
+  attacks.push_back({"POST /plan, a config of 1 MiB of quotes", "POST", "/plan", quotes, form});
   return attacks;
 }
 
