@@ -5,8 +5,11 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "daemon/config/follow_rule.h"
 #include "tests/daemon/service_env.h"
+#include "tests/fakehub/synthetic.h"
 
 namespace hubwatch::service {
 namespace {
@@ -225,6 +228,30 @@ TEST_F(ServiceTest, TheStoredNextPollIsWhenTheRepoIsPolledAcrossARestart) {
       [&] { return polls() == 1 && stored_next() == after + 3600; }, std::chrono::seconds(30)));
   service_->Stop();
   EXPECT_EQ(Join(), 0);
+}
+
+// hubwatch_repos counts what the scheduler polls, however the repos came: a follow rule tracks
+// and untracks them in rounds of its own.
+TEST_F(ServiceTest, TheReposGaugeCountsTheReposAFollowRuleTracks) {
+  manual_time_ = true;
+  fakehub::SyntheticOptions o;
+  o.repos = 6;
+  o.commits = 1;
+  o.prefix = "gauge/model-";
+  ASSERT_TRUE(hub_->AddRepos(fakehub::GenerateSyntheticRepos(o)).ok());
+  config::DaemonConfig config = Config({"google/gemma-7b-it"});
+  config.poll.hints = true;
+  config.poll.reconcile_interval_s = 3600;
+  Result<config::FollowRule> rule =
+      config::ParseFollowRule(nlohmann::json::parse(R"({"owner": "gauge"})"), "test rule");
+  ASSERT_TRUE(rule.ok()) << rule.error().message;
+  config.follow.push_back(*rule);
+  Start(config);
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  auto readyz = [&] { return api::testing::Request(service_->api_port(), "GET", "/readyz").body; };
+  ASSERT_TRUE(AdvanceUntil([&] { return readyz().find("watching 7 repos") != std::string::npos; }))
+      << readyz();
+  EXPECT_EQ(ServiceMetric("hubwatch_repos"), 7);
 }
 
 }  // namespace
