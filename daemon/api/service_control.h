@@ -16,7 +16,7 @@ namespace hubwatch::api {
 
 // What the running service knows of a follow rule beyond the store.
 struct FollowRuntime {
-  int64_t capped = 0;         // matches it skipped over a cap, since the start
+  int64_t capped = 0;         // distinct repos it matches that its caps leave untracked now
   int64_t walk_requests = 0;  // requests its listing walks made, since the start
   // How the change-hint rounds read its owner's new repos: "owners" (its owner's listing, one
   // request a round), "feed" (the Hub-wide feed, shared by every rule and repo), or "" when

@@ -1,7 +1,9 @@
 #include "daemon/schedule/follow_listing.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <unordered_set>
 
 #include "tracker/hub/repo_id.h"
 
@@ -57,6 +59,18 @@ hub::ListModelsOptions WalkOptions(const config::FollowRule& rule, int page_size
   return o;
 }
 
+std::string FoldedId(std::string_view id) {
+  std::string out(id);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+uint64_t RefusalKey(std::string_view id) {
+  return static_cast<uint64_t>(std::hash<std::string>{}(FoldedId(id)));
+}
+
 FollowSelection SelectFollows(std::vector<FollowState>& rules,
                               const std::vector<hub::ModelSummary>& items,
                               const std::optional<std::string>& walk_rule, int64_t max_total,
@@ -65,19 +79,37 @@ FollowSelection SelectFollows(std::vector<FollowState>& rules,
   std::map<std::string, int64_t> added;
   int64_t total = 0;
   for (const FollowState& r : rules) total += r.tracked;
+  std::unordered_set<uint64_t> seen;  // RefusalKey of the repos met so far
+  std::vector<uint64_t> walk_refused;
   for (const hub::ModelSummary& m : items) {
     // The listing is upstream's text: an id the Hub's rules refuse is never tracked.
     if (!hub::ValidateRepoId(m.id).ok()) continue;
+    const uint64_t key = RefusalKey(m.id);
+    if (!seen.insert(key).second) continue;  // listed again, maybe in other letters
     bool in_selection = false;
     for (FollowState& r : rules) {
       if (walk_rule && r.rule.name != *walk_rule) continue;
       if (!config::FollowMatches(r.rule, m)) continue;
       if (walk_rule) out.matched.push_back(m.id);
       if (in_selection || taken(m.id)) break;
-      if (r.tracked + added[r.rule.name] >= r.rule.max_repos || total >= max_total) {
-        ++r.capped;
-        ++out.capped;
+      const bool over_own = r.tracked + added[r.rule.name] >= r.rule.max_repos;
+      if (over_own || total >= max_total) {
+        r.refused_by_total = !over_own;
+        out.first_refused.emplace(r.rule.name, m.id);
+        if (walk_rule) {
+          walk_refused.push_back(key);
+        } else {
+          auto at = std::lower_bound(r.refused.begin(), r.refused.end(), key);
+          if ((at == r.refused.end() || *at != key) && r.refused.size() < kMaxRefusedKept) {
+            r.refused.insert(at, key);
+            ++out.capped;
+          }
+        }
         continue;  // another rule may still have room
+      }
+      if (auto at = std::lower_bound(r.refused.begin(), r.refused.end(), key);
+          at != r.refused.end() && *at == key) {
+        r.refused.erase(at);  // a cap that refused it has room now
       }
       ++added[r.rule.name];
       ++total;
@@ -85,6 +117,18 @@ FollowSelection SelectFollows(std::vector<FollowState>& rules,
       out.fresh.push_back({m.id, r.rule.name, r.rule.refs, !r.rule.backfill, ShaOrNone(m.sha)});
       break;
     }
+  }
+  for (FollowState& r : rules) {
+    if (walk_rule && r.rule.name == *walk_rule) {  // what the walk refused is what is left out
+      std::sort(walk_refused.begin(), walk_refused.end());
+      if (walk_refused.size() > kMaxRefusedKept) walk_refused.resize(kMaxRefusedKept);
+      for (uint64_t key : walk_refused) {
+        out.capped += !std::binary_search(r.refused.begin(), r.refused.end(), key);
+      }
+      r.refused = std::move(walk_refused);
+      walk_refused.clear();
+    }
+    r.capped = static_cast<int64_t>(r.refused.size());
   }
   return out;
 }

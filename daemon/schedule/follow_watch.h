@@ -10,11 +10,15 @@
 //    literal part of its glob as search=; a rule without an owner reads the Hub by downloads or
 //    likes down to its threshold), when the rule is new and then once per reconcile interval. A
 //    new rule brings what its owner published before; a complete walk also untracks the repos it
-//    brought that no walk has shown matching for a whole reconcile interval (renamed away,
-//    deleted, fallen below a threshold), their history kept.
+//    brought that two complete walks in a row did not show and no walk has shown matching for a
+//    whole reconcile interval (renamed away, deleted, fallen below a threshold), their history
+//    kept. One walk's miss untracks nothing: a flaky page, a listing not yet consistent.
 // A repo is tracked from its head (a baseline: no advisory) unless its rule backfills; each one
-// tracked or untracked is a follow event (stream, feed, subscriptions). Caps: a rule's
-// max_repos and Options::max_total; a match over a cap is skipped, counted and logged.
+// tracked or untracked is a follow event (stream, feed, subscriptions). A repo is one repo in
+// any letter case: listed twice or in other letters it is counted and tracked once, and one
+// tracked in other letters is not tracked again. Caps: a rule's max_repos and
+// Options::max_total; a match over a cap is skipped and counted once per repo (FollowState's
+// `capped`), and a rule's cap is logged when it starts leaving repos out and when it stops.
 //
 // Metrics: hubwatch_follow_tracked_total, hubwatch_follow_untracked_total,
 // hubwatch_follow_capped_total, hubwatch_follow_walks_total{outcome},
@@ -98,15 +102,17 @@ class FollowWatch {
   void EndWalk(const std::shared_ptr<Walk>& walk,
                hub::HubResult<std::vector<hub::ModelSummary>> result, const hub::CallStats& stats);
   // Tracks the matches in one store write; `walk_rule`: after a complete walk of that rule,
-  // records its matches and untracks what it no longer shows.
+  // records what it showed and missed and untracks what two walks in a row did not show.
   void TrackMatches(const std::vector<hub::ModelSummary>& items,
                     std::optional<std::string> walk_rule);
+  // Whether a repo is tracked, or being tracked, in any letter case.
+  bool Taken(const std::string& id);
   FollowState* Find(const std::string& name);
 
   Deps deps_;
   Options options_;
   std::vector<FollowState> rules_;
-  std::set<std::string> pending_;  // being tracked (a store write in flight)
+  std::set<std::string> pending_;  // FoldedId of the repos being tracked (a store write in flight)
   std::shared_ptr<Walk> walk_;  // the walk in flight; a reply for another one is dropped
   std::optional<TimerId> timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -190,5 +190,65 @@ TEST(FollowListing, TheFirstMatchingRuleWithRoomTakesARepoAndCapsAreCounted) {
   EXPECT_EQ(walk.capped, 1);  // acme/small
 }
 
+TEST(FollowListing, ARepoListedTwiceOrInOtherLettersIsCountedAndTakenOnceAsFirstSpelled) {
+  // The Hub resolves ids without regard to letter case: Acme/Model and acme/model are one repo.
+  std::vector<schedule::FollowState> rules = {
+      {.rule = Rule(R"({"owner": "acme", "max_repos": 2})"), .tracked = 0}};
+  std::vector<hub::ModelSummary> items = {Listed("acme/Model"), Listed("acme/model"),
+                                          Listed("acme/Model"), Listed("ACME/MODEL"),
+                                          Listed("acme/other"), Listed("acme/Other"),
+                                          Listed("acme/third"), Listed("acme/THIRD")};
+  std::vector<std::string> asked;
+  schedule::FollowSelection s =
+      schedule::SelectFollows(rules, items, std::nullopt, 100, [&](const std::string& id) {
+        asked.push_back(id);
+        return false;
+      });
+  ASSERT_EQ(s.fresh.size(), 2u);
+  EXPECT_EQ(s.fresh[0].repo, "acme/Model");  // the first spelling seen
+  EXPECT_EQ(s.fresh[1].repo, "acme/other");
+  EXPECT_EQ(asked, (std::vector<std::string>{"acme/Model", "acme/other", "acme/third"}));
+  EXPECT_EQ(s.capped, 1);  // acme/third, once in either spelling
+  EXPECT_EQ(rules[0].capped, 1);
+  // A walk lists each repo it matched once.
+  schedule::FollowSelection walk = schedule::SelectFollows(
+      rules, items, "acme", 100, [](const std::string&) { return true; });
+  EXPECT_EQ(walk.matched, (std::vector<std::string>{"acme/Model", "acme/other", "acme/third"}));
+  EXPECT_TRUE(walk.fresh.empty());
+}
+
+TEST(FollowListing, CappedCountsTheDistinctReposACapLeavesOutNotTheRoundsThatSawThem) {
+  std::vector<schedule::FollowState> rules = {
+      {.rule = Rule(R"({"owner": "acme", "max_repos": 1})"), .tracked = 1}};
+  const std::vector<hub::ModelSummary> items = {Listed("acme/a"), Listed("acme/b"),
+                                                Listed("acme/c")};
+  auto none = [](const std::string&) { return false; };
+  schedule::FollowSelection first = schedule::SelectFollows(rules, items, std::nullopt, 100, none);
+  EXPECT_EQ(first.capped, 3);
+  EXPECT_EQ(first.first_refused.at("acme"), "acme/a");
+  for (int round = 0; round < 5; ++round) {  // listing rounds and walks that show them again
+    EXPECT_EQ(schedule::SelectFollows(rules, items, std::nullopt, 100, none).capped, 0);
+    EXPECT_EQ(schedule::SelectFollows(rules, items, "acme", 100, none).capped, 0);
+  }
+  EXPECT_EQ(rules[0].capped, 3);
+  EXPECT_FALSE(rules[0].refused_by_total);
+  // A complete walk says what is left out now: acme/c is gone, acme/d is new.
+  schedule::FollowSelection walk = schedule::SelectFollows(
+      rules, {Listed("acme/A"), Listed("acme/b"), Listed("acme/d")}, "acme", 100, none);
+  EXPECT_EQ(walk.capped, 1);
+  EXPECT_EQ(rules[0].capped, 3);
+  // Room again (max_repos raised): what it takes leaves the count; the overall cap refuses too.
+  rules[0].rule.max_repos = 3;
+  schedule::FollowSelection room =
+      schedule::SelectFollows(rules, {Listed("acme/a"), Listed("acme/b")}, std::nullopt, 2, none);
+  ASSERT_EQ(room.fresh.size(), 1u);
+  EXPECT_EQ(room.fresh[0].repo, "acme/a");
+  EXPECT_EQ(rules[0].capped, 2);  // acme/b and acme/d still left out
+  EXPECT_TRUE(rules[0].refused_by_total);
+  rules[0].rule.max_repos = 10;
+  schedule::SelectFollows(rules, {Listed("acme/b"), Listed("acme/d")}, "acme", 100, none);
+  EXPECT_EQ(rules[0].capped, 0);
+}
+
 }  // namespace
 }  // namespace hubwatch::config

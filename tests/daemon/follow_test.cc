@@ -3,7 +3,9 @@
 // advisory, a "tracked" event each) at the cost of the owner's listing pages; a repo the owner
 // creates later is tracked by the next listing round and announced on the stream and the feed;
 // the admin API adds, lists and removes rules; a removed rule's repos are untracked with their
-// history kept; a threshold the repo falls below untracks it after a reconcile window. The
+// history kept; a repo two walks in a row no longer show (below a threshold) is untracked, one
+// walk's miss untracks nothing; a cap counts each repo it leaves out once and is logged when it
+// starts and stops leaving repos out; a repo listed in two letter cases is one repo. The
 // service's time is the test's (manual_time_).
 
 #include <gtest/gtest.h>
@@ -111,6 +113,38 @@ class FollowTest : public ServiceTest {
                                  "model": )" + model + "}");
     ASSERT_EQ(r.status, 200) << r.body;
     ASSERT_EQ(r.json()["created"], true);
+  }
+
+  // The rule's last walk, as the store says (0: none, or no rule).
+  int64_t WalkedAt(const std::string& rule) {
+    auto s = OpenStore();
+    if (!s) return -1;
+    Result<std::optional<store::FollowRuleRecord>> r = s->follows().GetRule(rule);
+    return r.ok() && *r ? (*r)->walked_at : 0;
+  }
+  // Moves the service's time past the rule's next walk (a reconcile window, 3600 s, after the
+  // last) and waits until the walk is recorded, with what it tracked and untracked (the store
+  // writes them first).
+  void NextWalk(const std::string& rule) {
+    const int64_t before = WalkedAt(rule);
+    AdvanceTime(std::chrono::seconds(3660));
+    ASSERT_TRUE(WaitUntil([&] { return WalkedAt(rule) > before; })) << rule;
+  }
+  // A commit to `repo` that sets its downloads as the listing shows them.
+  void SetDownloads(const std::string& repo, int downloads) {
+    static int commits = 0;
+    HttpResponse r = Request(HubPort(), "POST", "/_fakehub/repos/" + repo + "/commit",
+                             R"({"files": {"README.md": "commit )" + std::to_string(++commits) +
+                                 R"("}, "model": {"downloads": )" + std::to_string(downloads) +
+                                 "}}");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(r.json()["created"], false);
+  }
+  nlohmann::json ListedRule() {
+    HttpResponse list = Admin("GET", "/api/v1/follows");
+    EXPECT_EQ(list.status, 200) << list.body;
+    return list.status == 200 && !list.json()["follows"].empty() ? list.json()["follows"][0]
+                                                                 : nlohmann::json();
   }
 
   // Starts the service and waits until the rules brought `n` repos, each polled once.
@@ -272,21 +306,88 @@ TEST_F(FollowTest, AReloadWithoutTheRuleUntracksItsRepos) {
   EXPECT_NE(readyz().find("watching 10 repos"), std::string::npos) << readyz();
 }
 
-TEST_F(FollowTest, ARepoBelowTheThresholdForAReconcileWindowIsUntracked) {
+TEST_F(FollowTest, OneWalkMissingARepoUntracksNothingTwoInARowUntrackIt) {
   Publish("acme/popular", R"({"downloads": 500})");
   StartAndWaitForBaselines(FollowConfig({R"({"owner": "acme", "min_downloads": 100})"}), 1);
   ASSERT_TRUE(Baselined("acme/popular") == 1);
-  HttpResponse r = Request(HubPort(), "POST", "/_fakehub/repos/acme/popular/commit",
-                           R"({"files": {"README.md": "less"}, "model": {"downloads": 50}})");
-  ASSERT_EQ(r.status, 200) << r.body;
-  ASSERT_EQ(r.json()["created"], false);
-  // The next walk is a reconcile window (3600 s) after the first; it no longer shows the repo.
-  AdvanceTime(std::chrono::seconds(3660));
+  // One walk does not show it (as a flaky page or a listing not yet consistent would not); the
+  // next one shows it again: it stays tracked, nothing is announced.
+  SetDownloads("acme/popular", 50);
+  NextWalk("acme");
+  EXPECT_EQ(Followed(), 1);
+  SetDownloads("acme/popular", 500);
+  NextWalk("acme");
+  EXPECT_EQ(Followed(), 1);
+  ASSERT_EQ(Events().size(), 1u);
+  // Two walks in a row do not show it (it fell below the threshold): untracked after the second.
+  SetDownloads("acme/popular", 50);
+  NextWalk("acme");
+  EXPECT_EQ(Followed(), 1);
+  EXPECT_EQ(Events().size(), 1u);
+  NextWalk("acme");
   ASSERT_TRUE(WaitUntil([&] { return Followed() == 0; }));
   std::vector<store::FollowEvent> events = Events();
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[1].kind, "untracked");
   EXPECT_EQ(events[1].repo, "acme/popular");
+  EXPECT_NE(events[1].reason.find("two walks in a row"), std::string::npos) << events[1].reason;
+}
+
+TEST_F(FollowTest, ACapCountsEachRepoItLeavesOutOnceAndIsLoggedWhenItStartsAndStops) {
+  captured_log_ = std::make_shared<CapturedLog>();
+  std::atomic<int> max_repos{20};
+  auto config = [&] {
+    const std::string rule = R"({"owner": "acme", "max_repos": )";
+    return FollowConfig({rule + std::to_string(max_repos.load()) + "}"});
+  };
+  Start(config(), std::nullopt, [&]() -> Result<config::DaemonConfig> { return config(); });
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  ASSERT_TRUE(AdvanceUntil([&] { return Followed() == 20; })) << Followed();
+  EXPECT_EQ(ListedRule()["capped"], 5);
+  // Listing rounds and the next walk see the same 5 repos over the cap: counted once.
+  for (int i = 0; i < 3; ++i) AdvanceTime(std::chrono::seconds(60));
+  NextWalk("acme");
+  EXPECT_EQ(Followed(), 20);
+  EXPECT_EQ(ListedRule()["capped"], 5);
+  EXPECT_EQ(ServiceMetric("hubwatch_follow_capped_total"), 5);
+  std::vector<std::string> logged = captured_log_->Matching("follow rule \"acme\": its cap");
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_NE(logged[0].find("is reached (max_repos 20): 5 repo(s)"), std::string::npos)
+      << logged[0];
+  // Room for them all: the changed rule walks at once and takes them; said once.
+  max_repos = 100;
+  kill(getpid(), SIGHUP);
+  ASSERT_TRUE(AdvanceUntil([&] { return Followed() == kOwned; })) << Followed();
+  ASSERT_TRUE(WaitUntil([&] { return ListedRule()["capped"] == 0; })) << ListedRule();
+  logged = captured_log_->Matching("follow rule \"acme\": its cap");
+  ASSERT_EQ(logged.size(), 2u);
+  EXPECT_NE(logged[1].find("no longer leaves any repo it matches untracked"), std::string::npos)
+      << logged[1];
+  EXPECT_EQ(ServiceMetric("hubwatch_follow_capped_total"), 5);
+}
+
+TEST_F(FollowTest, ARepoListedInTwoLetterCasesIsTrackedOnce) {
+  // fakehub serves ids as written, so acme/Model-00003 is a repo of its own there; on the Hub it
+  // is acme/model-00003. The newest listed first, its spelling is the one tracked.
+  Publish("acme/Model-00003");
+  StartAndWaitForBaselines(FollowConfig({R"({"owner": "acme"})"}), kOwned);
+  auto s = OpenStore();
+  EXPECT_TRUE((*s->repos().GetRepo("acme/Model-00003")).has_value());
+  EXPECT_FALSE((*s->repos().GetRepo("acme/model-00003")).has_value());
+  // A repo tracked already, listed later in other letters (the newest, so first in the listing
+  // round and in the walk), is not tracked again, and the walk counts it as shown.
+  Publish("acme/MODEL-00007");
+  for (int i = 0; i < 3; ++i) AdvanceTime(std::chrono::seconds(60));
+  NextWalk("acme");
+  NextWalk("acme");
+  EXPECT_EQ(Followed(), kOwned);
+  EXPECT_EQ(ListedRule()["tracked"], kOwned);
+  EXPECT_FALSE((*s->repos().GetRepo("acme/MODEL-00007")).has_value());
+  ASSERT_TRUE((*s->repos().GetRepo("acme/model-00007")).has_value());
+  EXPECT_TRUE((*s->repos().GetRepo("acme/model-00007"))->tracked);
+  std::vector<store::FollowEvent> events = Events();
+  EXPECT_EQ(events.size(), static_cast<size_t>(kOwned));
+  for (const store::FollowEvent& e : events) EXPECT_EQ(e.kind, "tracked") << e.repo;
 }
 
 }  // namespace

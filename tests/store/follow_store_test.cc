@@ -2,6 +2,9 @@
 // history kept), the claim of the configuration and the API on a repo, and the events.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <set>
 
 #include "tests/store/store_fixtures.h"
 
@@ -138,6 +141,85 @@ TEST_F(FollowStoreTest, ARuleNameBelongsToTheSourceThatMadeIt) {
                   .PutRule({.name = "Qwen", .source = Source::kConfig, .spec = "{\"match\":\"x\"}"})
                   .ok());
   EXPECT_EQ((*follows().GetRule("Qwen"))->walked_at, 0);
+}
+
+TEST_F(FollowStoreTest, ARepoIsOneRepoInAnyLetterCase) {
+  // The Hub resolves ids without regard to letter case: Qwen/Model and qwen/model are one repo.
+  PutRule("Qwen");
+  EXPECT_EQ(Track({"Qwen/Model"}, "Qwen"), std::vector<std::string>{"Qwen/Model"});
+  EXPECT_EQ(Track({"qwen/model", "QWEN/MODEL"}, "Qwen"), std::vector<std::string>{});
+  EXPECT_FALSE((*store_->repos().GetRepo("qwen/model")).has_value());
+  EXPECT_EQ(EventKinds(), std::vector<std::string>{"tracked Qwen/Model"});
+  // A walk that lists it in other letters shows it.
+  ASSERT_TRUE(follows().Matched("Qwen", {"qwen/MODEL"}, kNow + 3600).ok());
+  EXPECT_TRUE(follows().UnmatchedSince("Qwen", kNow)->empty());
+  // Untracked, then listed in other letters: tracked again under the id it has, history and all.
+  ASSERT_TRUE(follows().Untrack({"Qwen/Model"}, "gone", kNow + 7200).ok());
+  EXPECT_EQ(Track({"qwen/model"}, "Qwen", kNow + 7300), std::vector<std::string>{"Qwen/Model"});
+  EXPECT_EQ(store_->repos().ListRepos()->size(), 1u);
+  // A repo the configuration names in its own letters is not tracked again by a rule.
+  ASSERT_TRUE(store_->repos().AddRepo({.id = "acme/Named", .refs = {"main"}}).ok());
+  EXPECT_EQ(Track({"ACME/named"}, "Qwen"), std::vector<std::string>{});
+  EXPECT_EQ(*follows().TrackedIgnoringCase("ACME/NAMED"), "acme/Named");
+  EXPECT_EQ(*follows().TrackedIgnoringCase("qwen/model"), "Qwen/Model");
+  EXPECT_FALSE(follows().TrackedIgnoringCase("qwen/other")->has_value());
+}
+
+TEST_F(FollowStoreTest, ARepoIsUnmatchedOnceTwoCompleteWalksInARowMissedIt) {
+  PutRule("Qwen");
+  Track({"Qwen/a", "Qwen/b"}, "Qwen", kNow);
+  auto walk = [&](std::vector<std::string> shown, int64_t at) {
+    ASSERT_TRUE(follows().Matched("Qwen", shown, at).ok());
+    ASSERT_TRUE(follows().Missed("Qwen", at).ok());
+  };
+  walk({"Qwen/a"}, kNow + 3600);  // one walk misses b
+  EXPECT_TRUE(follows().UnmatchedSince("Qwen", kNow, 2)->empty());
+  EXPECT_EQ(*follows().UnmatchedSince("Qwen", kNow, 1), std::vector<std::string>{"Qwen/b"});
+  walk({"Qwen/a", "qwen/B"}, kNow + 7200);  // the next shows it again: its misses start over
+  walk({"Qwen/a"}, kNow + 10800);
+  EXPECT_TRUE(follows().UnmatchedSince("Qwen", kNow + 7200, 2)->empty());
+  walk({"Qwen/a"}, kNow + 14400);  // two in a row
+  EXPECT_EQ(*follows().UnmatchedSince("Qwen", kNow + 7200, 2), std::vector<std::string>{"Qwen/b"});
+  EXPECT_TRUE(follows().UnmatchedSince("Qwen", kNow + 7199, 2)->empty());  // within the window
+  // Tracked again, it starts over.
+  ASSERT_TRUE(follows().Untrack({"Qwen/b"}, "gone", kNow + 14400).ok());
+  Track({"Qwen/b"}, "Qwen", kNow + 15000);
+  walk({"Qwen/a"}, kNow + 18000);
+  EXPECT_TRUE(follows().UnmatchedSince("Qwen", kNow + 18000, 2)->empty());
+}
+
+TEST_F(FollowStoreTest, LettersIgnoredTheFollowStatementsStillFindTheirRowsByAKey) {
+  // At 100,000 repos a walk's lookups must not walk the repos table once per listed repo.
+  PutRule("Qwen");
+  std::set<std::string> before;
+  sqlite3* db = store_->db().handle();
+  for (sqlite3_stmt* q = sqlite3_next_stmt(db, nullptr); q; q = sqlite3_next_stmt(db, q)) {
+    before.insert(sqlite3_sql(q));
+  }
+  Track({"Qwen/a"}, "Qwen");
+  ASSERT_TRUE(follows().Matched("Qwen", {"qwen/A"}, kNow).ok());
+  ASSERT_TRUE(follows().Missed("Qwen", kNow).ok());
+  ASSERT_TRUE(follows().UnmatchedSince("Qwen", kNow, 2).ok());
+  ASSERT_TRUE(follows().TrackedIgnoringCase("qwen/A").ok());
+  int checked = 0;
+  for (sqlite3_stmt* q = sqlite3_next_stmt(db, nullptr); q; q = sqlite3_next_stmt(db, q)) {
+    const std::string sql = sqlite3_sql(q);
+    if (before.count(sql)) continue;
+    sqlite3_stmt* plan = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &plan, nullptr),
+              SQLITE_OK);
+    while (sqlite3_step(plan) == SQLITE_ROW) {
+      const std::string step = reinterpret_cast<const char*>(sqlite3_column_text(plan, 3));
+      EXPECT_NE(step.rfind("SCAN", 0), 0u) << sql << "\n  plan: " << step;
+      // A search by the rule alone would read every repo of the rule once per listed repo.
+      if (sql.find("NOCASE") != std::string::npos && step.find(" follows ") != step.npos) {
+        EXPECT_NE(step.find("(repo=?)"), std::string::npos) << sql << "\n  plan: " << step;
+      }
+    }
+    sqlite3_finalize(plan);
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
 }
 
 }  // namespace

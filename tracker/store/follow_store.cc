@@ -1,5 +1,7 @@
 #include "tracker/store/follow_store.h"
 
+#include <utility>
+
 #include "tracker/store/connection.h"
 
 namespace hubwatch::store {
@@ -104,28 +106,33 @@ Result<std::vector<std::string>> FollowStore::Track(const std::vector<FollowTrac
   std::vector<std::string> tracked;
   Status s = db_.Atomically([&]() -> Status {
     for (const FollowTrack& t : repos) {
-      HW_PREPARE(existing, "SELECT tracked FROM repos WHERE id = ?1");
+      // The row in any letters, a tracked one first, then the one spelled as listed.
+      HW_PREPARE(existing,
+                 "SELECT id, tracked FROM repos WHERE id = ?1 COLLATE NOCASE "
+                 "ORDER BY tracked DESC, id = ?1 DESC LIMIT 1");
       existing.Bind(1, t.repo);
-      Result<std::optional<int64_t>> was = OptionalRow(
-          existing, "reading repo " + t.repo, [](Statement& r) { return r.Int(0); });
+      Result<std::optional<std::pair<std::string, int64_t>>> was =
+          OptionalRow(existing, "reading repo " + t.repo,
+                      [](Statement& r) { return std::make_pair(r.Text(0), r.Int(1)); });
       if (!was.ok()) return was.error();
-      if (*was && **was != 0) continue;  // tracked already, by a rule or by name
+      if (*was && (*was)->second != 0) continue;  // tracked already, by a rule or by name
+      const std::string id = *was ? (*was)->first : t.repo;
       HW_PREPARE(q,
                  "INSERT INTO repos (id, refs, added_at, next_poll_at, source, baseline) "
                  "VALUES (?1, ?2, ?3, ?3, 'api', ?4) "
                  "ON CONFLICT (id) DO UPDATE SET tracked = 1, refs = excluded.refs");
-      HW_TRY(q.Bind(1, t.repo)
+      HW_TRY(q.Bind(1, id)
                  .Bind(2, RefsJson(t.refs))
                  .Bind(3, now)
                  .Bind(4, int64_t{t.baseline ? 1 : 0})
-                 .Run("tracking repo " + t.repo));
+                 .Run("tracking repo " + id));
       HW_PREPARE(f,
                  "INSERT INTO follows (repo, rule, tracked_at, matched_at) VALUES (?1, ?2, ?3, ?3) "
                  "ON CONFLICT (repo) DO UPDATE SET rule = excluded.rule, "
-                 "tracked_at = excluded.tracked_at, matched_at = excluded.matched_at");
-      HW_TRY(f.Bind(1, t.repo).Bind(2, t.rule).Bind(3, now).Run("following repo " + t.repo));
-      HW_TRY(AddEvent({0, t.repo, "tracked", t.rule, t.sha, "", now}, targets));
-      tracked.push_back(t.repo);
+                 "tracked_at = excluded.tracked_at, matched_at = excluded.matched_at, missed = 0");
+      HW_TRY(f.Bind(1, id).Bind(2, t.rule).Bind(3, now).Run("following repo " + id));
+      HW_TRY(AddEvent({0, id, "tracked", t.rule, t.sha, "", now}, targets));
+      tracked.push_back(id);
     }
     return Status::Ok();
   });
@@ -133,23 +140,42 @@ Result<std::vector<std::string>> FollowStore::Track(const std::vector<FollowTrac
   return tracked;
 }
 
+Result<std::optional<std::string>> FollowStore::TrackedIgnoringCase(const std::string& id) {
+  HW_PREPARE(q,
+             "SELECT id FROM repos WHERE id = ?1 COLLATE NOCASE AND tracked = 1 "
+             "ORDER BY id LIMIT 1");
+  q.Bind(1, id);
+  return OptionalRow(q, "looking up repo " + id, [](Statement& r) { return r.Text(0); });
+}
+
 Status FollowStore::Matched(const std::string& rule, const std::vector<std::string>& repos,
                             int64_t now) {
   return db_.Atomically([&]() -> Status {
     for (const std::string& repo : repos) {
-      HW_PREPARE(q, "UPDATE follows SET matched_at = ?3 WHERE repo = ?1 AND rule = ?2");
+      // By the repo's key: "+rule" keeps SQLite from reading all the rule's rows instead.
+      HW_PREPARE(q,
+                 "UPDATE follows SET matched_at = ?3, missed = 0 WHERE +rule = ?2 AND repo IN "
+                 "(SELECT id FROM repos WHERE id = ?1 COLLATE NOCASE)");
       HW_TRY(q.Bind(1, repo).Bind(2, rule).Bind(3, now).Run("recording a match of " + repo));
     }
     return Status::Ok();
   });
 }
 
+Status FollowStore::Missed(const std::string& rule, int64_t now) {
+  HW_PREPARE(q,
+             "UPDATE follows SET missed = missed + 1 WHERE rule = ?1 AND matched_at < ?2 AND "
+             "EXISTS (SELECT 1 FROM repos r WHERE r.id = follows.repo AND r.tracked = 1)");
+  return q.Bind(1, rule).Bind(2, now).Run("recording the repos a walk of " + rule + " missed");
+}
+
 Result<std::vector<std::string>> FollowStore::UnmatchedSince(const std::string& rule,
-                                                             int64_t before) {
+                                                             int64_t before, int64_t min_missed) {
   HW_PREPARE(q,
              "SELECT f.repo FROM follows f JOIN repos r ON r.id = f.repo "
-             "WHERE f.rule = ?1 AND f.matched_at <= ?2 AND r.tracked = 1 ORDER BY f.repo");
-  q.Bind(1, rule).Bind(2, before);
+             "WHERE f.rule = ?1 AND f.matched_at <= ?2 AND f.missed >= ?3 AND r.tracked = 1 "
+             "ORDER BY f.repo");
+  q.Bind(1, rule).Bind(2, before).Bind(3, min_missed);
   return Column0(q, "listing the unmatched repos of follow rule " + rule);
 }
 

@@ -52,13 +52,23 @@ class FollowStore {
 
   // Tracks each repo of `repos` that is not tracked now: a new repo (source api, its rule's
   // refs and baseline) or one untracked before; a follows row and a "tracked" event each. In
-  // one transaction. Returns those it tracked (a repo tracked already is skipped).
+  // one transaction. A repo is found by its id in any letter case (the Hub's ids are resolved
+  // so): one tracked in other letters is skipped, one untracked in other letters is tracked
+  // again under the id it is stored under. Returns the ids it tracked, as stored.
   Result<std::vector<std::string>> Track(const std::vector<FollowTrack>& repos, int64_t now,
                                          const FollowTargets& targets = {});
-  // Records that a listing showed `repos` (brought by `rule`) matching it at `now`.
+  // The tracked repo whose id is `id` in any letter case, if any.
+  Result<std::optional<std::string>> TrackedIgnoringCase(const std::string& id);
+  // Records that a listing showed `repos` (ids in any letter case, brought by `rule`) matching
+  // it at `now`: their last match is `now` and their count of missed walks 0.
   Status Matched(const std::string& rule, const std::vector<std::string>& repos, int64_t now);
-  // The tracked repos `rule` brought whose last match is at or before `before`.
-  Result<std::vector<std::string>> UnmatchedSince(const std::string& rule, int64_t before);
+  // Records a complete walk of `rule` at `now`, after Matched: each tracked repo it brought
+  // whose last match is before `now` was missed by one more walk in a row.
+  Status Missed(const std::string& rule, int64_t now);
+  // The tracked repos `rule` brought whose last match is at or before `before` and that at least
+  // `min_missed` complete walks in a row did not show.
+  Result<std::vector<std::string>> UnmatchedSince(const std::string& rule, int64_t before,
+                                                  int64_t min_missed = 0);
   // Untracks repos a rule brought (history kept), an "untracked" event each, in one
   // transaction.
   Status Untrack(const std::vector<std::string>& repos, const std::string& reason, int64_t now,

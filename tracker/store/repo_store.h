@@ -29,8 +29,7 @@ class RepoStore {
   Status RemoveRepo(const std::string& id);  // and everything recorded about it
   Result<std::optional<RepoRecord>> GetRepo(const std::string& id);
   // The id of a stored repo that is `id` but for ASCII letter case ("Qwen/X" for "qwen/x"): the
-  // Hub matches ids without regard to case, so the two are one repo. A scan of the ids (no
-  // index orders them that way): for the admin API's adds, not for a hot path.
+  // Hub matches ids without regard to case, so the two are one repo (index repos_by_id_nocase).
   Result<std::optional<std::string>> FindIdIgnoringCase(const std::string& id);
   Result<std::vector<RepoRecord>> ListRepos();  // untracked ones too (RepoRecord::tracked)
   Result<std::vector<RepoSchedule>> ListSchedules();  // every tracked repo, by id
