@@ -35,11 +35,13 @@ inline constexpr size_t kMaxStoredEstimateBytes = 1 << 20;
 // the headers of its checkpoint files (from snapshot.headers; all of them, or none: then no
 // comparison; input.headers is ignored). Without a config.json, or with
 // one the estimator refuses, from the checkpoint's tensors alone, the refusal noted. Errors:
-// neither a config.json nor headers (kUnsupported), or the estimator's own. The one place the
-// pipeline and the model page (which re-estimates a stored revision) build an estimate.
+// neither a config.json nor headers (kUnsupported), or the estimator's own. What the pipeline
+// stores.
 Result<Estimate> EstimateOf(const Snapshot& snapshot, EstimateInput input = {});
 // EstimateOf's costly part, the same for every workload (see EstimateBasis): reads input.build
-// only. EstimateOf(s, input) == FinishEstimate(*BasisOf(s, input), input).
+// only. EstimateOf(s, input) == FinishEstimate(*BasisOf(s, input), input). The one place the
+// pipeline and the model page and API (which prepare a stored revision once and finish it per
+// workload) read a snapshot for an estimate.
 Result<EstimateBasis> BasisOf(const Snapshot& snapshot, EstimateInput input = {});
 
 struct EstimateOutcome {
