@@ -254,5 +254,48 @@ TEST_F(ServiceTest, TheReposGaugeCountsTheReposAFollowRuleTracks) {
   EXPECT_EQ(ServiceMetric("hubwatch_repos"), 7);
 }
 
+// A repo removed while its poll runs: the poll still counts as running (in /readyz, for a
+// stop), and when it fails the log says it is not polled again, not a next poll at a time long
+// past.
+TEST_F(ServiceTest, APollOfARepoRemovedWhileItRunsEndsWithoutANextPoll) {
+  manual_time_ = true;
+  captured_log_ = std::make_shared<testing::CapturedLog>();
+  const std::string repo = "nobody/not-published-yet";  // fakehub answers 404
+  fakehub::FaultRule slow;
+  slow.path_regex = repo;
+  slow.action = fakehub::FaultAction::kDelay;
+  slow.delay = std::chrono::milliseconds(1500);
+  hub_->AddFault(slow);
+  config::DaemonConfig config = Config({"google/gemma-7b-it"});
+  config.api.admin_token_file = WriteFile("admin", "remove-test-admin-token");
+  Start(config);
+  ASSERT_TRUE(notify_.WaitFor("READY=1"));
+  const api::testing::Headers admin = {{"Authorization", "Bearer remove-test-admin-token"},
+                                       {"Content-Type", "application/json"}};
+  ASSERT_EQ(api::testing::Request(service_->api_port(), "POST", "/api/v1/repos",
+                                  R"({"id": ")" + repo + R"("})", admin)
+                .status,
+            201);
+  ASSERT_TRUE(AdvanceUntil([&] {
+    for (const fakehub::LoggedRequest& r : hub_->RequestLog()) {
+      if (r.path.find(repo) != std::string::npos) return true;
+    }
+    return false;
+  }));
+  ASSERT_EQ(api::testing::Request(service_->api_port(), "DELETE", "/api/v1/repos/" + repo, "",
+                                  admin)
+                .status,
+            204);
+  EXPECT_GE(PollsRunning(), 1) << "the poll of the removed repo still runs";
+  ASSERT_TRUE(hubwatch::testing::WaitUntil([&] {
+    return !captured_log_->Matching(repo + ": ").empty() && PollsRunning() == 0;
+  }));
+  const std::vector<std::string> lines = captured_log_->Matching(repo + ": ");
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  EXPECT_EQ(all.find("next poll in"), std::string::npos) << all;
+  EXPECT_NE(all.find("no longer tracked, not polled again"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace hubwatch::service
