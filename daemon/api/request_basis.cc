@@ -10,7 +10,7 @@ Result<RequestBasis> LookUpBasis(const ApiContext& ctx, store::Store& reads,
   RequestBasis out;
   const std::string key = page::BasisKey(repo, sha);
   if ((out.basis = ctx.bases->Find(key))) return out;
-  Result<uint64_t> bytes = page::StoredHeaderBytes(reads, repo, sha);
+  Result<uint64_t> bytes = page::StoredHeaderBytes(reads, repo, sha, kMaxRequestHeaderBytes);
   if (!bytes.ok()) return bytes.error();
   out.header_bytes = *bytes;
   if (*bytes > kMaxRequestHeaderBytes && ctx.preparer) {
@@ -26,7 +26,7 @@ Result<RequestBasis> LookUpBasis(const ApiContext& ctx, store::Store& reads,
 
 std::string PreparingMessage(const RequestBasis& lookup, const std::string& repo,
                              const std::string& sha) {
-  const std::string what = "the estimate of " + repo + "@" + sha.substr(0, 12) + " (" +
+  const std::string what = "the estimate of " + repo + "@" + sha.substr(0, 12) + " (at least " +
                            std::to_string((lookup.header_bytes + (1 << 19)) >> 20) +
                            " MiB of safetensors headers to read)";
   if (lookup.busy) return what + " waits: other large estimates are being prepared; retry later";

@@ -25,7 +25,8 @@ inline constexpr uint64_t kMaxRequestHeaderBytes = 1 << 20;
 
 struct RequestBasis {
   std::shared_ptr<const page::RevisionBasis> basis;  // null: being prepared
-  uint64_t header_bytes = 0;  // the stored headers' size, when it was read (not when kept)
+  uint64_t header_bytes = 0;  // the stored headers' size as far as read (past the budget: at
+                              // least that); 0 when the basis was kept
   bool busy = false;          // null because the preparer's queue is full
 };
 Result<RequestBasis> LookUpBasis(const ApiContext& ctx, store::Store& reads,

@@ -66,7 +66,7 @@ Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string
 }
 
 Result<uint64_t> StoredHeaderBytes(store::Store& store, const std::string& repo,
-                                   const std::string& sha) {
+                                   const std::string& sha, uint64_t stop_after) {
   Result<diff::Manifest> manifest = store.revisions().GetManifest(repo, sha);
   if (!manifest.ok()) return manifest.error();
   uint64_t bytes = 0;
@@ -76,6 +76,7 @@ Result<uint64_t> StoredHeaderBytes(store::Store& store, const std::string& repo,
     Result<std::optional<uint64_t>> size = store.revisions().HeaderBytes(*e.lfs_sha256);
     if (!size.ok()) return size.error();
     bytes += size->value_or(0);
+    if (bytes > stop_after) break;
   }
   return bytes;
 }

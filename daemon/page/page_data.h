@@ -56,8 +56,10 @@ RevisionEstimate FinishRevision(const RevisionBasis& basis, const EstimateInput&
 Result<RevisionEstimate> EstimateRevision(store::Store& store, const std::string& repo,
                                           const std::string& sha, const EstimateInput& input = {});
 // The bytes of safetensors headers the store holds for `repo`@`sha`'s checkpoint: what
-// PrepareRevision would read and parse. Reads lengths, not the headers.
+// PrepareRevision would read and parse. Stops at the first shard that takes the sum past
+// `stop_after` (each length read costs a read of that header's row, not a parse), so asking
+// costs at most one header more than the budget asked about.
 Result<uint64_t> StoredHeaderBytes(store::Store& store, const std::string& repo,
-                                   const std::string& sha);
+                                   const std::string& sha, uint64_t stop_after = UINT64_MAX);
 
 }  // namespace hubwatch::page
